@@ -1,0 +1,32 @@
+"""device-types: the device a tensor lives on, as part of its static type.
+
+``Tensor[MPS]`` is a torch tensor on Apple Metal; ``torch.Tensor`` (no argument) stays
+gradual. Statically ``Tensor`` is torch's own ``Tensor`` made device-generic by the
+overlay (``device-types stubs install``); at run time it is a stand-in whose
+``Tensor[MPS]`` is ``Annotated[torch.Tensor, MPS]`` and whose ``isinstance`` is torch's.
+Importing this package does not import torch.
+"""
+
+from typing import TYPE_CHECKING
+
+from ._devices import CPU, CUDA, MPS, NPU, XPU, Device
+from ._narrowing import DeviceMismatchError, assert_device, is_device
+
+if TYPE_CHECKING:
+    from torch import Tensor as Tensor
+else:
+    from ._runtime_tensor import Tensor
+
+__all__ = [
+    "CPU",
+    "CUDA",
+    "MPS",
+    "NPU",
+    "XPU",
+    "Device",
+    "DeviceMismatchError",
+    "Tensor",
+    "assert_device",
+    "is_device",
+]
+__version__ = "0.1.0"

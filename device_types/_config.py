@@ -1,0 +1,180 @@
+"""Project configuration: ``[tool.device_types]`` in pyproject.toml or ``[device_types]``
+in mypy.ini / .mypy.ini / setup.cfg.
+
+One reader for the mypy plugin and ``device-types audit``. Every defect in the file is a
+``ConfigError`` that names the file and the key; nothing here raises anything else.
+Torch-free and mypy-free: the plugin imports it at start-up.
+"""
+
+from __future__ import annotations
+
+import configparser
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from ._devices import DEVICE_BY_TYPE
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["Config", "ConfigError", "INI_FILES", "load_config", "find_config"]
+
+SECTION: Final = "device_types"
+DEFAULT_KNOWN_ISSUES: Final = "docs/known-kernel-issues.md"
+#: Files looked at, in mypy's own order of precedence, when no file is named.
+INI_FILES: Final = ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg")
+#: Device types a backend may be mapped to (the host is never a backend).
+BACKEND_DEVICES: Final = tuple(sorted(t for t in DEVICE_BY_TYPE if t != "cpu"))
+KNOWN_KEYS: Final = frozenset({"backends", "known_issues"})
+
+
+class ConfigError(Exception):
+    """A malformed ``device_types`` configuration; ``str()`` is the user-facing line."""
+
+
+@dataclass(frozen=True)
+class Config:
+    #: Dotted module prefix -> device type ("mps", "cuda", "npu", "xpu").
+    backends: dict[str, str] = field(default_factory=dict)
+    #: Path of the known-kernel-issues document, relative to ``root``.
+    known_issues: str = DEFAULT_KNOWN_ISSUES
+    #: Directory the configuration was read from (the project root).
+    root: str = "."
+    #: The file it was read from, or None when no file has a device_types section.
+    source: str | None = None
+
+    def backend_of(self, module: str) -> str | None:
+        """Device type of the backend that ``module`` belongs to (longest prefix wins)."""
+        best: str | None = None
+        best_len = -1
+        for prefix, device in self.backends.items():
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best_len:
+                best, best_len = device, len(prefix)
+        return best
+
+
+def find_config(directory: str = ".") -> str | None:
+    """The first file in ``directory`` that has a device_types section, if any."""
+    for name in INI_FILES:
+        path = os.path.join(directory, name)
+        if os.path.isfile(path) and _has_section(path):
+            return path
+    return None
+
+
+def load_config(path: str | None) -> Config:
+    """Read the device_types section of ``path`` (pyproject.toml or an INI file).
+
+    A file without the section, or ``path=None``, gives the empty configuration. When
+    ``path`` is an INI file without the section, a pyproject.toml beside it is read
+    instead, so projects that keep mypy's config in mypy.ini may keep ours in pyproject.
+    """
+    if path is None:
+        return Config()
+    root = os.path.dirname(os.path.abspath(path))
+    raw = _read_section(path)
+    if raw is None and not path.endswith(".toml"):
+        sibling = os.path.join(root, "pyproject.toml")
+        if os.path.isfile(sibling):
+            path, raw = sibling, _read_section(sibling)
+    if raw is None:
+        return Config(root=root)
+    return _validate(raw, path, root)
+
+
+def _has_section(path: str) -> bool:
+    try:
+        return _read_section(path) is not None
+    except ConfigError:
+        return True  # a broken section is still the one to report
+
+
+def _read_section(path: str) -> dict[str, Any] | None:
+    try:
+        if path.endswith(".toml"):
+            with open(path, "rb") as f:
+                data = tomllib.load(f)
+            section = data.get("tool", {}).get(SECTION)
+            if section is None:
+                return None
+            if not isinstance(section, dict):
+                raise ConfigError(f"{path}: [tool.{SECTION}] must be a table")
+            return section
+        parser = configparser.ConfigParser(interpolation=None)
+        parser.optionxform = str  # type: ignore[assignment,method-assign]  # keep module names' case
+        parser.read(path, encoding="utf-8")
+        if not parser.has_section(SECTION):
+            return None
+        return {key: _parse_ini_value(path, key, value) for key, value in parser.items(SECTION)}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the file: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except configparser.Error as exc:
+        raise ConfigError(f"{path}: not a valid INI file: {exc.message}") from None
+
+
+def _parse_ini_value(path: str, key: str, value: str) -> Any:
+    if key != "backends":
+        return value.strip()
+    # backends = pkg._backends.mps = mps, pkg._backends.cuda: cuda   (commas or new lines)
+    mapping: dict[str, str] = {}
+    for item in value.replace(",", "\n").splitlines():
+        item = item.strip()
+        if not item:
+            continue
+        sep = "=" if "=" in item else ":"
+        module, found, device = item.partition(sep)
+        if not found:
+            raise ConfigError(
+                f"{path}: [{SECTION}] backends: {item!r} is not 'module.prefix = device'"
+            )
+        mapping[module.strip()] = device.strip()
+    return mapping
+
+
+def _validate(raw: dict[str, Any], path: str, root: str) -> Config:
+    where = f"[tool.{SECTION}]" if path.endswith(".toml") else f"[{SECTION}]"
+    unknown = sorted(set(raw) - KNOWN_KEYS)
+    if unknown:
+        raise ConfigError(
+            f"{path}: {where} unknown key {unknown[0]!r}; known keys: {', '.join(sorted(KNOWN_KEYS))}"
+        )
+    backends_raw = raw.get("backends", {})
+    if not isinstance(backends_raw, dict):
+        raise ConfigError(
+            f'{path}: {where} backends must be a table of module prefix -> device, e.g. {{ "pkg._backends.mps" = "mps" }}'
+        )
+    backends: dict[str, str] = {}
+    for module, device in backends_raw.items():
+        label = f"{where} backends.{module!r}" if module else f"{where} backends"
+        if not isinstance(module, str) or not _is_dotted_name(module):
+            raise ConfigError(f"{path}: {label}: a key must be a dotted module name such as 'pkg._backends.mps'")
+        if not isinstance(device, str):
+            raise ConfigError(f"{path}: {label}: the device must be a string, one of {', '.join(BACKEND_DEVICES)}")
+        normalized = device.strip().lower()
+        if normalized not in BACKEND_DEVICES:
+            hint = " (the host is never a backend)" if normalized == "cpu" else ""
+            raise ConfigError(
+                f"{path}: {label}: unknown backend device {device!r}{hint}; use one of {', '.join(BACKEND_DEVICES)}"
+            )
+        backends[module] = normalized
+    for module, device in backends.items():
+        for other, other_device in backends.items():
+            if other != module and other.startswith(module + ".") and other_device != device:
+                raise ConfigError(
+                    f"{path}: {where} backends.{other!r} ({other_device}) lies inside backends.{module!r} ({device}): "
+                    "a module belongs to one device; remove one of the keys"
+                )
+    known_issues = raw.get("known_issues", DEFAULT_KNOWN_ISSUES)
+    if not isinstance(known_issues, str) or not known_issues.strip():
+        raise ConfigError(f"{path}: {where} known_issues must be a path such as {DEFAULT_KNOWN_ISSUES!r}")
+    return Config(backends=backends, known_issues=known_issues.strip(), root=root, source=path)
+
+
+def _is_dotted_name(name: str) -> bool:
+    return bool(name) and all(part.isidentifier() for part in name.split("."))

@@ -1,0 +1,101 @@
+"""The op-semantics table: what each torch op does with a tensor's device.
+
+This is the single source of truth. The overlay generator (``device_types_stubs``)
+derives every device-generic signature from it, and the mypy plugin reads the same
+names to decide what is a host transfer, a readback or a host sync. Change the
+semantics of an op here, never in the generator or the plugin.
+
+Most ops are classified by structure (``classify``); the explicit tables below list
+only the ops whose device behaviour the structure cannot show. This module must not
+import torch or mypy: both consumers import it on hot paths.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Final
+
+__all__ = [
+    "ANY_DEVICE_PARAMETERS",
+    "FIXED_TRANSFERS",
+    "HOST_SYNCS",
+    "OpKind",
+    "READBACKS",
+    "TENSOR_DATA_FACTORIES",
+    "TARGET_TRANSFERS",
+    "classify",
+]
+
+
+class OpKind(enum.Enum):
+    """How an op relates the device of its result to the devices of its inputs."""
+
+    #: Result on the inputs' device; every tensor input must share it.
+    PRESERVE = "preserve"
+    #: Factory: ``device=`` picks the device; no ``device`` gives the CPU.
+    CREATE = "create"
+    #: ``*_like``, ``new_*``, factories that take tensors: ``device=`` picks the
+    #: device; no ``device`` keeps the input's device.
+    CREATE_LIKE = "create_like"
+    #: Moves the tensor to a fixed device (``.cpu()``) or one named by an argument (``.to``).
+    TRANSFER = "transfer"
+    #: Copies tensor data into host Python/numpy objects: valid on CPU tensors only.
+    READBACK = "readback"
+    #: Returns no tensor and takes none: the device does not enter.
+    UNTOUCHED = "untouched"
+
+
+#: Tensor methods that move the tensor to one fixed device, by device type.
+FIXED_TRANSFERS: Final[dict[str, str]] = {
+    "cpu": "cpu",
+    "cuda": "cuda",
+    "xpu": "xpu",
+    "mps": "mps",
+    "npu": "npu",  # added by torch_npu at run time
+    "pin_memory": "cpu",  # page-locked host memory
+}
+
+#: Ops whose target device comes from an argument (a device or another tensor).
+TARGET_TRANSFERS: Final[frozenset[str]] = frozenset({"to"})
+
+#: Ops that hand tensor data to the host as Python or numpy objects.
+READBACKS: Final[frozenset[str]] = frozenset({"numpy", "tolist", "__array__"})
+
+#: Ops that return a Python scalar and so wait for the device (allowed; the plugin
+#: reports them only under the opt-in code ``device-host-sync``).
+HOST_SYNCS: Final[frozenset[str]] = frozenset({"item"})
+
+#: Parameters that may legitimately hold a tensor on another device than the op's own
+#: (copy sources and device donors); keyed by op name.
+ANY_DEVICE_PARAMETERS: Final[dict[str, frozenset[str]]] = {
+    "copy_": frozenset({"other", "src"}),
+    "to": frozenset({"other"}),
+    "set_": frozenset({"source"}),
+}
+
+#: Factories whose data argument may itself be a tensor: with no ``device=`` the result
+#: stays on that tensor's device (``torch.as_tensor(x_mps)`` is on MPS), otherwise CPU.
+TENSOR_DATA_FACTORIES: Final[dict[str, str]] = {"tensor": "data", "as_tensor": "data", "asarray": "obj"}
+
+#: Name of the parameter that selects a device in factories and transfers.
+DEVICE_PARAMETER: Final = "device"
+
+
+def classify(name: str, parameters: list[str], takes_tensor: bool, mentions_tensor: bool) -> OpKind:
+    """Classify one op (function or method) from its name and signature shape.
+
+    ``parameters``: parameter names (without ``self``); ``takes_tensor``: some
+    parameter other than ``self`` is annotated with a tensor type, or the op is a
+    tensor method; ``mentions_tensor``: a tensor type appears anywhere in the signature.
+    """
+    if name in FIXED_TRANSFERS or name in TARGET_TRANSFERS:
+        return OpKind.TRANSFER
+    if name in READBACKS:
+        return OpKind.READBACK
+    if DEVICE_PARAMETER in parameters:
+        if takes_tensor or name.endswith("_like") or name.startswith("new_"):
+            return OpKind.CREATE_LIKE
+        return OpKind.CREATE
+    if mentions_tensor:
+        return OpKind.PRESERVE
+    return OpKind.UNTOUCHED
