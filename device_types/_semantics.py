@@ -18,7 +18,9 @@ from typing import Final
 __all__ = [
     "ANY_DEVICE_PARAMETERS",
     "FIXED_TRANSFERS",
+    "HOST_FACTORIES",
     "HOST_SYNCS",
+    "OUTPUT_PARAMETERS",
     "OpKind",
     "READBACKS",
     "TENSOR_DATA_FACTORIES",
@@ -77,6 +79,13 @@ ANY_DEVICE_PARAMETERS: Final[dict[str, frozenset[str]]] = {
 #: stays on that tensor's device (``torch.as_tensor(x_mps)`` is on MPS), otherwise CPU.
 TENSOR_DATA_FACTORIES: Final[dict[str, str]] = {"tensor": "data", "as_tensor": "data", "asarray": "obj"}
 
+#: Factories without a ``device`` parameter that always create host tensors.
+HOST_FACTORIES: Final[frozenset[str]] = frozenset({"from_numpy", "frombuffer"})
+
+#: Parameters that receive an op's result (``out=``): they must be on the result's
+#: device but take no part in deciding it (``torch.zeros(3, out=buf)`` is a factory).
+OUTPUT_PARAMETERS: Final[frozenset[str]] = frozenset({"out"})
+
 #: Name of the parameter that selects a device in factories and transfers.
 DEVICE_PARAMETER: Final = "device"
 
@@ -92,6 +101,8 @@ def classify(name: str, parameters: list[str], takes_tensor: bool, mentions_tens
         return OpKind.TRANSFER
     if name in READBACKS:
         return OpKind.READBACK
+    if name in HOST_FACTORIES:
+        return OpKind.CREATE
     if DEVICE_PARAMETER in parameters:
         if takes_tensor or name.endswith("_like") or name.startswith("new_"):
             return OpKind.CREATE_LIKE

@@ -1,0 +1,208 @@
+"""Markdown tables of docs/known-kernel-issues.md -> rows with line numbers.
+
+Only parsing happens here; ``_checks`` decides what is wrong. The parser follows GitHub's
+table syntax (a header line, a ``|---|`` delimiter line, rows until a blank or pipe-less
+line) but never rejects a table: ragged rows, unknown columns and missing fields are kept
+as facts so the checks can say what to fix instead of silently skipping the table.
+Tables inside fenced code blocks and HTML comments are not tables (the template keeps its
+example row in a comment).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Final
+
+#: The six fields of rule 4, in the policy's order, with the title the checks report.
+FIELD_TITLES: Final = {
+    "op": "Op name",
+    "backend": "Backend",
+    "error": "Error description",
+    "workaround": "Composite workaround",
+    "platform": "Platform version",
+    "status": "Status",
+}
+
+# Header names are compared after lower-casing and dropping everything that is not a letter
+# or digit, so "Op name", "op_name", "OP-NAME" and "**Op name**" are one name.
+_HEADER_SYNONYMS: Final = {
+    "op": {"opname", "op", "ops", "operator", "operatorname", "operation", "atenop", "atenopname"},
+    "backend": {"backend", "backends", "device", "devicetype", "backenddevice", "devicebackend"},
+    "error": {
+        "errordescription", "error", "errors", "description", "errormessage", "symptom",
+        "symptoms", "problem", "failure", "whathappens",
+    },
+    "workaround": {
+        "compositeworkaround", "workaround", "composite", "compositeop", "compositeops",
+        "compositereplacement", "replacement", "compositeimplementation",
+    },
+    "platform": {
+        "platformversion", "platform", "version", "versions", "platformversions",
+        "affectedversion", "affectedversions", "sdkversion", "toolkitversion", "osversion",
+    },
+    "status": {"status", "state"},
+}
+_FIELD_BY_HEADER: Final = {name: f for f, names in _HEADER_SYNONYMS.items() for name in names}
+
+#: A table whose header names fewer distinct fields than this is some other table
+#: (a glossary, a version matrix) and is not checked.
+MIN_FIELDS_FOR_ISSUE_TABLE: Final = 2
+
+_DELIMITER_CELL = re.compile(r"^:?-+:?$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_ONE_LINE_COMMENT = re.compile(r"<!--.*?-->")
+
+
+def field_of_header(header: str) -> str | None:
+    """The rule-4 field a column header stands for, or None when it is not recognised."""
+    return _FIELD_BY_HEADER.get(re.sub(r"[^a-z0-9]", "", header.lower()))
+
+
+@dataclass(frozen=True)
+class Row:
+    line: int
+    #: Field -> cell text as written (stripped); fields the row has no cell for are absent.
+    cells: dict[str, str]
+    #: Number of cells on the line (compared with the header's width).
+    width: int
+
+
+@dataclass(frozen=True)
+class Table:
+    #: Line of the header row (table-level findings point here).
+    line: int
+    headers: tuple[str, ...]
+    #: Field -> index of the first column recognised as that field.
+    columns: dict[str, int]
+    #: Headers that name no field, as written.
+    unknown: tuple[str, ...]
+    #: (field, header as written) for each second column naming an already-seen field.
+    duplicate_columns: tuple[tuple[str, str], ...]
+    rows: tuple[Row, ...] = field(default=())
+
+    @property
+    def is_issue_table(self) -> bool:
+        return len(self.columns) >= MIN_FIELDS_FOR_ISSUE_TABLE
+
+    @property
+    def missing(self) -> tuple[str, ...]:
+        return tuple(f for f in FIELD_TITLES if f not in self.columns)
+
+
+def parse_tables(text: str) -> list[Table]:
+    """Every markdown table in ``text`` (issue tables and others), in document order."""
+    lines = list(_visible_lines(text))
+    tables: list[Table] = []
+    i = 0
+    while i + 1 < len(lines):
+        number, header_line = lines[i]
+        next_number, delimiter_line = lines[i + 1]
+        if "|" in header_line and next_number == number + 1 and _is_delimiter(delimiter_line):
+            headers = split_cells(header_line)
+            rows: list[Row] = []
+            j = i + 2
+            while j < len(lines) and lines[j][0] == lines[j - 1][0] + 1 and _is_row(lines[j][1]):
+                rows.append(_row(lines[j][0], split_cells(lines[j][1]), headers))
+                j += 1
+            tables.append(_table(number, headers, rows))
+            i = j
+        else:
+            i += 1
+    return tables
+
+
+def split_cells(line: str) -> list[str]:
+    """Cells of one table line; ``\\|`` is a literal pipe, outer pipes are optional."""
+    text = line.strip()
+    if text.startswith("|"):
+        text = text[1:]
+    if text.endswith("|") and not text.endswith("\\|"):
+        text = text[:-1]
+    cells: list[str] = []
+    current: list[str] = []
+    i = 0
+    while i < len(text):
+        if text.startswith("\\|", i):
+            current.append("|")
+            i += 2
+            continue
+        if text[i] == "|":
+            cells.append("".join(current).strip())
+            current = []
+        else:
+            current.append(text[i])
+        i += 1
+    cells.append("".join(current).strip())
+    return cells
+
+
+def _table(line: int, headers: list[str], rows: list[Row]) -> Table:
+    columns: dict[str, int] = {}
+    unknown: list[str] = []
+    duplicates: list[tuple[str, str]] = []
+    for index, header in enumerate(headers):
+        found = field_of_header(header)
+        if found is None:
+            unknown.append(header)
+        elif found in columns:
+            duplicates.append((found, header))
+        else:
+            columns[found] = index
+    # Rows were built against the raw header; re-key them by field now that columns are known.
+    keyed = tuple(
+        Row(r.line, {f: r.cells[str(i)] for f, i in columns.items() if str(i) in r.cells}, r.width)
+        for r in rows
+    )
+    return Table(line, tuple(headers), columns, tuple(unknown), tuple(duplicates), keyed)
+
+
+def _row(line: int, cells: list[str], headers: list[str]) -> Row:
+    # Keyed by column index for now; _table maps indices to fields.
+    return Row(line, {str(i): c for i, c in enumerate(cells[: len(headers)])}, len(cells))
+
+
+def _is_delimiter(line: str) -> bool:
+    if "-" not in line or ("|" not in line and not line.strip().startswith("-")):
+        return False
+    cells = split_cells(line)
+    return bool(cells) and all(_DELIMITER_CELL.match(c.replace(" ", "")) for c in cells)
+
+
+def _is_row(line: str) -> bool:
+    return "|" in line and bool(line.strip())
+
+
+def _visible_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(1-based line number, text) of lines outside code fences and HTML comments.
+
+    Hidden lines are skipped entirely, so a table interrupted by a comment ends there
+    (line numbers must be consecutive for rows to continue a table).
+    """
+    fence: str | None = None
+    in_comment = False
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if fence is not None:
+            if raw.lstrip().startswith(fence):
+                fence = None
+            continue
+        line = raw
+        if in_comment:
+            end = line.find("-->")
+            if end < 0:
+                continue
+            in_comment = False
+            line = line[end + 3 :]
+        line = _ONE_LINE_COMMENT.sub("", line)
+        start = line.find("<!--")
+        if start >= 0:
+            in_comment = True
+            line = line[:start]
+            if not line.strip():
+                continue
+        opening = _FENCE.match(line)
+        if opening:
+            fence = opening.group(1)[:3]
+            continue
+        yield number, line

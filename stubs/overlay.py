@@ -1,0 +1,186 @@
+"""Build the partial ``torch-stubs`` overlay from the installed torch and install it.
+
+The overlay carries every ``.pyi`` of the installed torch (pyright hides a library's
+own stubs that a partial stub package lacks), patched where the device enters, plus
+``_tensor.pyi`` written from ``torch/_tensor.py`` and our layer module. Nothing here
+imports torch: its files are located with ``importlib`` and read as text.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .layer import layer_source
+from .modules import patch_c_module, patch_function_module, patch_return_types, stub_tensor_module
+from .signatures import Op
+
+__all__ = ["Overlay", "OverlayError", "build_overlay", "installed_state", "install", "uninstall", "STAMP"]
+
+STAMP = "DEVICE_TYPES_OVERLAY.json"
+#: Files whose functions are ops (module-level defs are rewritten).
+FUNCTION_MODULES = ("_C/_VariableFunctions.pyi", "_C/_nn.pyi", "nn/functional.pyi")
+C_MODULE = "_C/__init__.pyi"
+RETURN_TYPES = "return_types.pyi"
+TENSOR_SOURCE = "_tensor.py"
+
+
+class OverlayError(Exception):
+    """The overlay cannot be built or installed; ``str()`` is the one-line explanation."""
+
+
+@dataclass
+class Overlay:
+    torch_version: str
+    files: dict[str, str] = field(default_factory=dict)
+    #: Ops by overlay file, for the coverage report.
+    ops: dict[str, list[Op]] = field(default_factory=dict)
+
+
+def torch_dir() -> Path:
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.submodule_search_locations:
+        raise OverlayError("torch is not installed in this environment; install it first (e.g. pip install torch)")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def torch_version() -> str:
+    try:
+        return importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        raise OverlayError("torch is not installed in this environment; install it first") from None
+
+
+def generator_fingerprint() -> str:
+    """Hash of the code that decides the overlay's content: a change regenerates it."""
+    import device_types._devices
+    import device_types._semantics
+
+    digest = hashlib.sha256()
+    sources = [Path(device_types._devices.__file__), Path(device_types._semantics.__file__)]
+    sources += sorted(Path(__file__).parent.glob("*.py"))
+    for path in sources:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def build_overlay(root: Path | None = None) -> Overlay:
+    root = torch_dir() if root is None else root
+    overlay = Overlay(torch_version=torch_version())
+    pyi_files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.pyi"))
+    if C_MODULE not in pyi_files:
+        raise OverlayError(f"{root} has no {C_MODULE}: this torch build ships no stubs to overlay")
+    try:
+        for rel in pyi_files:
+            source = (root / rel).read_text(encoding="utf-8")
+            origin = f"torch {overlay.torch_version}: torch/{rel}"
+            if rel in FUNCTION_MODULES:
+                overlay.files[rel], overlay.ops[rel] = patch_function_module(source, origin)
+            elif rel == C_MODULE:
+                overlay.files[rel], overlay.ops[rel] = patch_c_module(source, origin)
+            elif rel == RETURN_TYPES:
+                overlay.files[rel] = patch_return_types(source, origin)
+            else:
+                overlay.files[rel] = source
+        base_members, base_defs = _tensor_base_members(overlay.files[C_MODULE])
+        tensor_source = (root / TENSOR_SOURCE).read_text(encoding="utf-8")
+        overlay.files["_tensor.pyi"], overlay.ops["_tensor.pyi"] = stub_tensor_module(
+            tensor_source, f"torch {overlay.torch_version}: torch/{TENSOR_SOURCE}", base_members, base_defs
+        )
+    except (SyntaxError, ValueError, OSError, UnicodeDecodeError) as exc:
+        raise OverlayError(f"cannot build the overlay for torch {overlay.torch_version}: {exc}") from None
+    overlay.files["_device_layer.pyi"] = layer_source()
+    overlay.files["py.typed"] = "partial\n"
+    return overlay
+
+
+def _tensor_base_members(c_module: str) -> tuple[set[str], dict[str, list[ast.FunctionDef]]]:
+    tree = ast.parse(c_module)
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ClassDef) and stmt.name == "TensorBase":
+            members: set[str] = set()
+            defs: dict[str, list[ast.FunctionDef]] = {}
+            for member in stmt.body:
+                if isinstance(member, ast.FunctionDef):
+                    members.add(member.name)
+                    defs.setdefault(member.name, []).append(member)
+                elif isinstance(member, ast.AnnAssign) and isinstance(member.target, ast.Name):
+                    members.add(member.target.id)
+            return members, defs
+    raise OverlayError("TensorBase not found in the patched torch/_C/__init__.pyi")
+
+
+def site_packages() -> Path:
+    return torch_dir().parent
+
+
+def overlay_dir() -> Path:
+    return site_packages() / "torch-stubs"
+
+
+def install(target: Path | None = None) -> tuple[Path, Overlay]:
+    """Write the overlay next to torch; replace any previous one atomically."""
+    target = overlay_dir() if target is None else target
+    overlay = build_overlay()
+    stamp = {"torch": overlay.torch_version, "generator": generator_fingerprint()}
+    staging = Path(tempfile.mkdtemp(prefix=".torch-stubs-", dir=target.parent))
+    try:
+        for rel, text in overlay.files.items():
+            path = staging / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        (staging / STAMP).write_text(json.dumps(stamp, indent=1) + "\n", encoding="utf-8")
+        if target.exists():
+            old = target.with_name(target.name + ".old")
+            shutil.rmtree(old, ignore_errors=True)
+            os.replace(target, old)
+            os.replace(staging, target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(staging, target)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise OverlayError(f"cannot write the overlay to {target}: {exc}") from None
+    return target, overlay
+
+
+def uninstall(target: Path | None = None) -> bool:
+    target = overlay_dir() if target is None else target
+    if not (target / STAMP).exists():
+        return False
+    shutil.rmtree(target)
+    return True
+
+
+def installed_state(target: Path | None = None) -> tuple[bool, str]:
+    """(fresh, one-line explanation) for the overlay in this environment."""
+    try:
+        target = overlay_dir() if target is None else target
+        version = torch_version()
+    except OverlayError as exc:
+        return False, str(exc)
+    stamp_path = target / STAMP
+    if not stamp_path.exists():
+        return False, (
+            f"no device-types overlay for torch {version} in {target.parent}: run `device-types stubs install`"
+        )
+    try:
+        stamp = json.loads(stamp_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False, f"the overlay stamp {stamp_path} is unreadable: run `device-types stubs install`"
+    if stamp.get("torch") != version:
+        return False, (
+            f"the overlay was generated for torch {stamp.get('torch')}, but torch {version} is installed: "
+            "run `device-types stubs install`"
+        )
+    if stamp.get("generator") != generator_fingerprint():
+        return False, "the overlay was generated by another version of device-types: run `device-types stubs install`"
+    return True, f"device-types overlay is up to date for torch {version} ({target})"

@@ -1,0 +1,235 @@
+"""Device-generic signatures for one op, derived from its kind in the op-semantics table.
+
+Input: a function definition from torch's ``.pyi`` (one overload). Output: the
+definitions that replace it. Factories and transfers fan out into overloads by device
+(one per device-name literal, one for ``torch.device[D]``, and the original as the
+fallback that gives an unknown device), everything else keeps its shape and gets a
+device argument on every tensor type.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass, field
+
+from device_types._devices import DEVICE_BY_TYPE
+from device_types._semantics import (
+    ANY_DEVICE_PARAMETERS,
+    DEVICE_PARAMETER,
+    FIXED_TRANSFERS,
+    HOST_FACTORIES,
+    OUTPUT_PARAMETERS,
+    TENSOR_DATA_FACTORIES,
+    OpKind,
+    classify,
+)
+
+from .annotations import mentions_tensor, name, parse_annotation, with_device
+
+__all__ = ["Op", "SignatureRewriter"]
+
+#: The overlay's TypeVars (defined in the layer module): the op's own device, and a
+#: second one for the device an argument names (``torch.device[D2]``, ``.to(other)``).
+DEVICE_T = "_DeviceT"
+TARGET_T = "_DeviceT2"
+OVERLOAD = "_dt_overload"
+TORCH_DEVICE = "_dt_device"
+CPU_TENSOR_SELF = "_dt_TensorBase"
+
+
+def marker(device_type: str) -> ast.expr:
+    return name(f"_dt_{DEVICE_BY_TYPE[device_type].__name__}")
+
+
+def device_name_literal(device_type: str) -> ast.expr:
+    return name(f"_dt_{DEVICE_BY_TYPE[device_type].__name__}Name")
+
+
+@dataclass
+class Op:
+    """What the rewrite did to one op, for the coverage report."""
+
+    name: str
+    kind: OpKind
+    returns_tensor: bool
+    device_typed: bool
+
+
+@dataclass
+class SignatureRewriter:
+    """Rewrites the defs of one scope: a torch module (``is_method=False``) or TensorBase."""
+
+    is_method: bool
+    ops: list[Op] = field(default_factory=list)
+
+    def rewrite(self, fn: ast.FunctionDef, overloaded: bool) -> list[ast.FunctionDef]:
+        params = _params(fn, self.is_method)
+        takes_tensor = self.is_method or any(
+            mentions_tensor(p.annotation) for p in params if p.arg not in OUTPUT_PARAMETERS
+        )
+        returns_tensor = mentions_tensor(fn.returns)
+        kind = classify(
+            fn.name,
+            [p.arg for p in params],
+            takes_tensor=takes_tensor,
+            mentions_tensor=takes_tensor or returns_tensor,
+        )
+        result = self._rewrite(fn, kind, params, takes_tensor)
+        if len(result) > 1 and not overloaded:
+            for variant in result:
+                variant.decorator_list.insert(0, name(OVERLOAD))
+        self.ops.append(Op(fn.name, kind, returns_tensor, device_typed=result is not None and _typed(result)))
+        return result
+
+    def _rewrite(self, fn: ast.FunctionDef, kind: OpKind, params: list[ast.arg], takes_tensor: bool) -> list[ast.FunctionDef]:
+        own_device = lambda: name(DEVICE_T)  # noqa: E731
+        if kind is OpKind.UNTOUCHED:
+            return [fn]
+        if kind is OpKind.READBACK:
+            if self.is_method:
+                self_arg = _self(fn)
+                if self_arg is not None:
+                    self_arg.annotation = ast.Subscript(value=name(CPU_TENSOR_SELF), slice=marker("cpu"), ctx=ast.Load())
+            return [fn]
+        if kind is OpKind.TRANSFER:
+            target = FIXED_TRANSFERS.get(fn.name)
+            if target is not None:
+                fn.returns = with_device(fn.returns, lambda: marker(target))
+                return [fn]
+            return self._targeted_transfer(fn, params)
+        if kind is OpKind.CREATE:
+            if _device_param(fn) is None:
+                if fn.name in HOST_FACTORIES:
+                    fn.returns = with_device(fn.returns, lambda: marker("cpu"))
+                return [fn]
+            variants = self._expand_device(fn, none_device=lambda: marker("cpu"), constrain_inputs=False)
+            data_param = TENSOR_DATA_FACTORIES.get(fn.name)
+            if data_param is not None:
+                variants.insert(0, self._tensor_data_variant(fn, data_param))
+            return variants
+        if kind is OpKind.CREATE_LIKE:
+            return self._expand_device(fn, none_device=own_device, constrain_inputs=True)
+        # PRESERVE: a module function needs a tensor input to take the device from.
+        if not takes_tensor:
+            return [fn]
+        self._constrain(fn, params, own_device)
+        fn.returns = with_device(fn.returns, own_device)
+        return [fn]
+
+    def _constrain(self, fn: ast.FunctionDef, params: list[ast.arg], device) -> None:  # type: ignore[no-untyped-def]
+        free = ANY_DEVICE_PARAMETERS.get(fn.name, frozenset())
+        for p in params:
+            if p.arg not in free and p.arg != DEVICE_PARAMETER:
+                p.annotation = with_device(p.annotation, device)
+
+    def _targeted_transfer(self, fn: ast.FunctionDef, params: list[ast.arg]) -> list[ast.FunctionDef]:
+        """``.to``: device argument -> that device; tensor argument -> its device; else keep."""
+        if _device_param(fn) is not None:
+            return self._expand_device(fn, none_device=lambda: name(DEVICE_T), constrain_inputs=False)
+        donors = [p for p in params if p.arg in ANY_DEVICE_PARAMETERS.get(fn.name, ()) and mentions_tensor(p.annotation)]
+        if donors:
+            for p in donors:
+                p.annotation = with_device(p.annotation, lambda: name(TARGET_T))
+            fn.returns = with_device(fn.returns, lambda: name(TARGET_T))
+            return [fn]
+        fn.returns = with_device(fn.returns, lambda: name(DEVICE_T))
+        return [fn]
+
+    def _expand_device(self, fn: ast.FunctionDef, none_device, constrain_inputs: bool) -> list[ast.FunctionDef]:  # type: ignore[no-untyped-def]
+        variants: list[ast.FunctionDef] = []
+        original = _device_param(fn)
+        assert original is not None
+        has_default = _default_of(fn, original) is not None
+
+        def variant(annotation: ast.expr, device, keep_doc: bool) -> ast.FunctionDef:  # type: ignore[no-untyped-def]
+            v = _clone(fn, keep_doc)
+            param = _device_param(v)
+            assert param is not None
+            param.annotation = annotation
+            v.returns = with_device(v.returns, device)
+            return v
+
+        if has_default:
+            first = variant(ast.Constant(value=None), none_device, keep_doc=True)
+            if constrain_inputs:
+                self._constrain(first, _params(first, self.is_method), lambda: name(DEVICE_T))
+            variants.append(first)
+        for device_type in DEVICE_BY_TYPE:
+            variants.append(
+                variant(device_name_literal(device_type), lambda t=device_type: marker(t), keep_doc=not variants)
+            )
+        variants.append(
+            variant(
+                ast.Subscript(value=name(TORCH_DEVICE), slice=name(TARGET_T), ctx=ast.Load()),
+                lambda: name(TARGET_T),
+                keep_doc=False,
+            )
+        )
+        # The original signature stays last: any other device (a plain str, an int, a
+        # ``"cuda:99"``) gives an unknown device, never an error.
+        variants.append(_clone(fn, keep_doc=False))
+        return variants
+
+    def _tensor_data_variant(self, fn: ast.FunctionDef, data_param: str) -> ast.FunctionDef:
+        v = _clone(fn, keep_doc=False)
+        for p in _params(v, self.is_method):
+            if p.arg == data_param:
+                p.annotation = ast.Subscript(value=name("Tensor"), slice=name(DEVICE_T), ctx=ast.Load())
+        param = _device_param(v)
+        assert param is not None
+        param.annotation = ast.Constant(value=None)
+        v.returns = with_device(v.returns, lambda: name(DEVICE_T))
+        return v
+
+
+def _typed(variants: list[ast.FunctionDef]) -> bool:
+    """Whether the rewrite left a device on the tensor types (or a CPU-only self)."""
+    for v in variants:
+        for node in ast.walk(v):
+            if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name) and node.slice.id.startswith(("_Device", "_dt_")):
+                return True
+    return False
+
+
+def _params(fn: ast.FunctionDef, is_method: bool) -> list[ast.arg]:
+    a = fn.args
+    params = [*a.posonlyargs, *a.args, *([a.vararg] if a.vararg else []), *a.kwonlyargs, *([a.kwarg] if a.kwarg else [])]
+    if is_method and params and params[0].arg in {"self", "cls"} and not _is_static(fn):
+        params = params[1:]
+    for p in params:
+        p.annotation = parse_annotation(p.annotation)
+    return params
+
+
+def _is_static(fn: ast.FunctionDef) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
+
+
+def _self(fn: ast.FunctionDef) -> ast.arg | None:
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    return positional[0] if positional and positional[0].arg == "self" else None
+
+
+def _device_param(fn: ast.FunctionDef) -> ast.arg | None:
+    for p in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]:
+        if p.arg == DEVICE_PARAMETER:
+            return p
+    return None
+
+
+def _default_of(fn: ast.FunctionDef, param: ast.arg) -> ast.expr | None:
+    a = fn.args
+    positional = [*a.posonlyargs, *a.args]
+    if param in positional:
+        offset = len(positional) - len(a.defaults)
+        index = positional.index(param)
+        return a.defaults[index - offset] if index >= offset else None
+    return a.kw_defaults[a.kwonlyargs.index(param)]
+
+
+def _clone(fn: ast.FunctionDef, keep_doc: bool) -> ast.FunctionDef:
+    v = copy.deepcopy(fn)
+    if not keep_doc:
+        v.body = [ast.Expr(value=ast.Constant(value=Ellipsis))]
+    return v
