@@ -184,10 +184,16 @@ class _TableCheck:
         missing = table.missing
         if not missing:
             return  # extra columns ("Notes", "Tracking issue") are welcome
-        target = f"'{FIELD_TITLES[missing[0]]}'" if len(missing) == 1 else f"one of {_titles(missing, 'or')}"
+        # With one missing field and one unknown column the rename is certain; otherwise
+        # only the author knows which column holds what.
+        if len(missing) == 1 and len(table.unknown) == 1:
+            advice = f"rename it to '{FIELD_TITLES[missing[0]]}'"
+        elif len(missing) == 1:
+            advice = f"rename it to '{FIELD_TITLES[missing[0]]}' if that is what it holds"
+        else:
+            advice = f"rename it to whichever of {_titles(missing, 'or')} it holds"
         for header in table.unknown:
-            self._add(table.line, "audit-table-unknown-column",
-                      f"column '{header}' not recognised; rename it to {target}")
+            self._add(table.line, "audit-table-unknown-column", f"column '{header}' not recognised; {advice}")
         for found in missing:
             self._add(table.line, "audit-table-missing-column", (
                 f"table has no '{FIELD_TITLES[found]}' column; add it ({_FIELD_HINTS[found]})"

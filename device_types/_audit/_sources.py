@@ -109,7 +109,7 @@ def _scan_file(root: str, path: str, code: BackendCode) -> None:
         code.unreadable.append((rel, f"cannot decode the file ({exc})"))
         return
     except UnicodeDecodeError as exc:
-        code.unreadable.append((rel, f"not valid {exc.encoding} (byte {exc.object[exc.start]:#04x} at offset {exc.start})"))
+        code.unreadable.append((rel, f"not valid {exc.encoding.upper()} (byte {exc.object[exc.start]:#04x} at offset {exc.start})"))
         return
     try:
         markers = find_markers(text.lstrip("\ufeff"))
