@@ -100,8 +100,8 @@ def run_audit(root: str, config: Config) -> AuditResult:
 
     for code in backends.values():
         findings += [
-            Finding(path, 1, "audit-unreadable-source", f"{reason}; markers in it were not checked")
-            for path, reason in code.unreadable
+            Finding(path, line, "audit-unreadable-source", f"{reason}; markers in this file were not checked")
+            for path, line, reason in code.unreadable
         ]
         for found in code.markers:
             findings += _marker_form(found.path, found.marker)

@@ -54,12 +54,13 @@ def may_hold_marker(data: bytes) -> bool:
 
 
 def find_markers(source: str) -> list[Marker]:
-    """Markers in ``source``; raises SyntaxError / tokenize.TokenError on broken Python."""
+    """Markers in ``source``; raises SyntaxError (rarely tokenize.TokenError) on broken Python."""
+    tree = ast.parse(source)  # first: its SyntaxError says more than tokenize's errors
     comments = _comments(source)
     claims = [(i, c) for i, c in enumerate(comments) if _CLAIMS_MARKER.search(c.text)]
     if not claims:
         return []
-    context = _Context(ast.parse(source))
+    context = _Context(tree)
     markers = []
     for index, comment in claims:
         text = comment.text

@@ -48,8 +48,8 @@ class BackendCode:
     markers: list[FoundMarker] = field(default_factory=list)
     #: Names of every function defined in the backend (for the composite check).
     defined: set[str] = field(default_factory=set)
-    #: (path, reason) of files that could not be read or tokenized.
-    unreadable: list[tuple[str, str]] = field(default_factory=list)
+    #: (path, line, reason) of files that could not be read, decoded or parsed.
+    unreadable: list[tuple[str, int, str]] = field(default_factory=list)
 
 
 def locate_backends(root: str, config: Config) -> list[tuple[str, str]]:
@@ -97,27 +97,29 @@ def _scan_file(root: str, path: str, code: BackendCode) -> None:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as exc:
-        code.unreadable.append((rel, f"cannot read the file ({exc.strerror or exc})"))
+        code.unreadable.append((rel, 1, f"cannot read the file ({exc.strerror or exc})"))
         return
     code.defined.update(name.decode("ascii") for name in _DEF.findall(data))
     if not may_hold_marker(data):
         return
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        encoding = "utf-8"  # a bad cookie or bad bytes: decoding says where it goes wrong
+    try:
         text = data.decode(encoding)
-    except (SyntaxError, LookupError) as exc:
-        code.unreadable.append((rel, f"cannot decode the file ({exc})"))
-        return
     except UnicodeDecodeError as exc:
-        code.unreadable.append((rel, f"not valid {exc.encoding.upper()} (byte {exc.object[exc.start]:#04x} at offset {exc.start})"))
+        line = data.count(b"\n", 0, exc.start) + 1
+        code.unreadable.append((rel, line, f"not valid {exc.encoding.upper()} (byte {data[exc.start]:#04x})"))
         return
     try:
         markers = find_markers(text.lstrip("\ufeff"))
     except SyntaxError as exc:
-        code.unreadable.append((rel, f"not valid Python (line {exc.lineno}: {exc.msg})"))
+        code.unreadable.append((rel, exc.lineno or 1, f"not valid Python ({exc.msg})"))
         return
     except tokenize.TokenError as exc:
-        code.unreadable.append((rel, f"not valid Python ({exc.args[0]})"))
+        message, (line, _) = exc.args
+        code.unreadable.append((rel, line, f"not valid Python ({message})"))
         return
     code.markers.extend(FoundMarker(rel, m) for m in markers)
 
