@@ -420,15 +420,17 @@ def _read_docs(path: str, shown: str) -> str | None:
     if os.path.isdir(path):
         raise AuditError(f"{shown} is a directory; the known-issues document must be a markdown file")
     try:
-        with open(path, encoding="utf-8-sig") as f:
-            return f.read()
-    except UnicodeDecodeError as exc:
-        raise AuditError(
-            f"{shown} is not valid UTF-8 (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "
-            "save it as UTF-8"
-        ) from None
+        with open(path, "rb") as f:
+            data = f.read()
     except OSError as exc:
         raise AuditError(f"{shown}: cannot read the file ({exc.strerror or exc})") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise AuditError(
+            f"{shown} is not valid UTF-8 (byte {data[exc.start]:#04x} on line {line}); save it as UTF-8"
+        ) from None
 
 
 def _words(name: str) -> list[str]:

@@ -1,0 +1,188 @@
+"""The command: exit codes, usage and configuration errors, JSON, and a 10k-file tree."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from audit_tree import DOCS, FIRST_ROW, OPEN, Project, guarded, row
+
+from device_types._audit import main
+
+MPS = "src/candle/_backends/mps/ops.py"
+
+
+def test_exit_codes(project: Project) -> None:
+    project.write(MPS, guarded("baddbmm"))
+    project.docs(row("aten.baddbmm"))
+    assert project.run().code == 0
+    project.docs()
+    assert project.run().code == 1
+
+
+def test_help_and_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    assert capsys.readouterr().out.startswith("usage: device-types audit [-h] [--root DIR] [--format {text,json}]")
+    assert main(["--format", "xml"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "device-types audit: error: argument --format: invalid choice: 'xml' (choose from 'text', 'json')"
+    )
+
+
+def test_missing_root(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--root", str(tmp_path / "nope")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"device-types audit: error: root '{tmp_path / 'nope'}' does not exist; pass --root DIR with the project root\n"
+    )
+    (tmp_path / "file").write_text("")
+    assert main(["--root", str(tmp_path / "file")]) == 2
+    assert "is not a directory" in capsys.readouterr().err
+
+
+def test_configuration_error_is_one_line(project: Project) -> None:
+    project.write("pyproject.toml", '[tool.device_types]\nbackends = { "candle._backends.tpu" = "tpu" }\n')
+    outcome = project.run()
+    assert outcome.code == 2
+    assert outcome.lines == []
+    assert outcome.stderr == (
+        f"device-types audit: error: {project.root / 'pyproject.toml'}: [tool.device_types] "
+        "backends.'candle._backends.tpu': unknown backend device 'tpu'; use one of cuda, mps, npu, xpu\n"
+    )
+
+
+def test_configured_backend_that_is_not_there(project: Project) -> None:
+    project.write("pyproject.toml", '[tool.device_types]\nbackends = { "candle._backends.mps" = "mps" }\n')
+    project.docs()
+    outcome = project.run()
+    assert outcome.code == 2
+    assert outcome.stderr == (
+        f"device-types audit: error: pyproject.toml: backend 'candle._backends.mps' (mps) is not under "
+        f"{project.root} (looked for candle/_backends/mps/ and src/candle/_backends/mps/); fix the module "
+        "prefix or pass --root\n"
+    )
+
+
+def test_configured_module_file_and_xpu_backend(project: Project) -> None:
+    project.write(
+        "setup.cfg",
+        "[device_types]\nbackends =\n    candle.xpu_ops = xpu\nknown_issues = docs/kernels.md\n",
+    )
+    project.write("src/candle/xpu_ops.py", guarded("baddbmm"))
+    project.write("docs/kernels.md", "| Op | Backend | Error | Workaround | Version | Status |\n|-|-|-|-|-|-|\n"
+                  f"| baddbmm | xpu | crash | bmm | oneAPI 2025.1 | {OPEN} |\n")
+    outcome = project.run()
+    assert outcome.lines == ["audit clean: 1 marker in 1 backend file (xpu) against 1 row of docs/kernels.md"]
+
+
+def test_docs_that_is_a_directory(project: Project) -> None:
+    (project.root / DOCS).mkdir(parents=True)
+    outcome = project.run()
+    assert (outcome.code, outcome.lines) == (2, [])
+    assert outcome.stderr == (
+        f"device-types audit: error: {DOCS} is a directory; the known-issues document must be a markdown file\n"
+    )
+
+
+def test_docs_that_is_not_utf8(project: Project) -> None:
+    project.write(DOCS, "")
+    (project.root / DOCS).write_bytes(b"| Op name |\n|---|\n| caf\xe9 |\n")
+    outcome = project.run()
+    assert outcome.code == 2
+    assert outcome.stderr == (
+        f"device-types audit: error: {DOCS} is not valid UTF-8 (byte 0xe9 on line 3); save it as UTF-8\n"
+    )
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root reads mode-000 files")
+def test_docs_without_read_permission(project: Project) -> None:
+    path = project.docs()
+    path.chmod(0)
+    try:
+        outcome = project.run()
+    finally:
+        path.chmod(0o644)
+    assert outcome.code == 2
+    assert outcome.stderr == f"device-types audit: error: {DOCS}: cannot read the file (Permission denied)\n"
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root reads mode-000 files")
+def test_backend_file_without_read_permission(project: Project) -> None:
+    path = project.write(MPS, guarded("baddbmm"))
+    project.docs()
+    path.chmod(0)
+    try:
+        outcome = project.run()
+    finally:
+        path.chmod(0o644)
+    assert outcome.lines[0] == (
+        f"{MPS}:1: cannot read the file (Permission denied); markers in this file were not checked "
+        "[audit-unreadable-source]"
+    )
+
+
+def test_json_output(project: Project) -> None:
+    project.write(MPS, guarded("baddbmm"))
+    project.docs(row("aten.baddbmm"), row("aten.addmm"))
+    outcome = project.run("--format", "json")
+    assert outcome.code == 1
+    report = json.loads("\n".join(outcome.lines))
+    assert report == {
+        "version": 1,
+        "root": str(project.root),
+        "docs": DOCS,
+        "backends": {"mps": ["src/candle/_backends/mps"]},
+        "findings": [
+            {
+                "path": DOCS,
+                "line": FIRST_ROW + 1,
+                "code": "audit-orphan-row",
+                "message": report["findings"][0]["message"],
+            }
+        ],
+        "summary": {"findings": 1, "files_with_findings": 1, "markers": 1, "backend_files": 1, "rows": 2},
+        "exit_code": 1,
+    }
+    assert report["findings"][0]["message"].startswith("addmm on mps is open, but no marker")
+
+
+def test_json_error(project: Project) -> None:
+    (project.root / DOCS).mkdir(parents=True)
+    outcome = project.run("--format", "json")
+    assert outcome.code == 2
+    assert json.loads("\n".join(outcome.lines)) == {
+        "version": 1,
+        "error": f"{DOCS} is a directory; the known-issues document must be a markdown file",
+        "exit_code": 2,
+    }
+
+
+def test_console_command_runs_without_torch(project: Project) -> None:
+    project.docs()
+    code = (
+        "import sys; from device_types._cli import main; rc = main(['audit', '--root', sys.argv[1]]); "
+        "assert 'torch' not in sys.modules and 'mypy' not in sys.modules, 'audit imported torch or mypy'; "
+        "sys.exit(rc)"
+    )
+    result = subprocess.run([sys.executable, "-c", code, str(project.root)], capture_output=True, text=True)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.startswith("audit clean: 0 markers in 0 backend files")
+
+
+def test_large_tree(project: Project) -> None:
+    """10,000 backend files; timing is measured by benchmarks/audit_large_tree.py, not here."""
+    ops = [f"op{i}" for i in range(200)]
+    for i in range(10_000):
+        device = ("mps", "cuda", "npu")[i % 3]
+        body = guarded(ops[i // 3 % 200]) if i < 600 else f"def helper_{i}(x):\n    '''re-enable later'''\n    return x\n"
+        project.write(f"src/candle/_backends/{device}/sub{i % 50}/m{i}.py", body)
+    project.docs(*(row(op, device) for op in ops for device in ("mps", "cuda", "npu")))
+    outcome = project.run()
+    assert outcome.lines == [
+        f"audit clean: 600 markers in 10000 backend files (cuda, mps, npu) against 600 rows of {DOCS}"
+    ]
