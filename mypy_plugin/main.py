@@ -1,0 +1,262 @@
+"""The plugin class: dispatches mypy's hooks by name to the per-concern modules.
+
+Hot path: mypy asks for hooks ~40k times while it checks torch itself. ``get_*_hook``
+answer from a per-name cache; callbacks return at once outside backend modules unless the
+call can refine a device (factories with ``device=``, ``.to``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from device_types._semantics import (
+    DEVICE_PARAMETER,
+    FIXED_TRANSFERS,
+    HOST_SYNCS,
+    READBACKS,
+    TARGET_TRANSFERS,
+)
+from mypy.nodes import CallExpr, FuncDef, MemberExpr, MypyFile, OpExpr, TypeInfo
+from mypy.options import Options
+from mypy.plugin import (
+    AnalyzeTypeContext,
+    FunctionContext,
+    MethodContext,
+    Plugin,
+    ReportConfigContext,
+)
+from mypy.types import AnyType, CallableType, Instance, Type, TypeOfAny, get_proper_type
+
+from . import errorcodes as codes
+from . import messages, policy, refine
+from .config import Backend, PluginConfig
+from .types import MARKER_DEVICE, TORCH_DEVICE_NAMES, is_tensor_info, tensor_instance
+
+#: Tensor methods whose receiver alone is the finding (also checked on unbound calls).
+RECEIVER_METHODS = frozenset(FIXED_TRANSFERS) | READBACKS | HOST_SYNCS | TARGET_TRANSFERS
+
+_TENSOR, _NUMPY, _OTHER = "tensor", "numpy", None
+
+
+class DeviceTypesPlugin(Plugin):
+    def __init__(self, options: Options) -> None:
+        super().__init__(options)
+        self.settings = PluginConfig(options)
+        self._class_kind: dict[str, str | None] = {}
+        self._method_hooks: dict[str, Callable[[MethodContext], Type] | None] = {}
+        self._function_hooks: dict[str, Callable[[FunctionContext], Type] | None] = {}
+
+    # --- configuration -------------------------------------------------------------------
+
+    def report_config_data(self, ctx: ReportConfigContext) -> Any:
+        self.settings.raise_if_broken()
+        return self.settings.report_data(ctx.id)
+
+    def get_additional_deps(self, file: MypyFile) -> list[tuple[int, str, int]]:
+        self.settings.raise_if_broken()
+        return []
+
+    def _backend(self, api: Any) -> Backend | None:
+        tree = getattr(api, "tree", None)
+        return self.settings.backend_of(tree.fullname) if tree is not None else None
+
+    # --- hook lookup -----------------------------------------------------------------------
+
+    def _kind_of_class(self, fullname: str) -> str | None:
+        try:
+            return self._class_kind[fullname]
+        except KeyError:
+            pass
+        kind: str | None = _OTHER
+        if fullname.startswith("numpy."):
+            kind = _NUMPY
+        elif fullname.startswith("torch.") or self.settings.config.backends:
+            sym = self.lookup_fully_qualified(fullname)
+            if sym is not None and isinstance(sym.node, TypeInfo) and is_tensor_info(sym.node):
+                kind = _TENSOR
+        self._class_kind[fullname] = kind
+        return kind
+
+    def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
+        try:
+            return self._method_hooks[fullname]
+        except KeyError:
+            pass
+        hook: Callable[[MethodContext], Type] | None = None
+        if " of " in fullname:
+            # an unbound call through the class, ``torch.Tensor.cpu(x)``: mypy names it
+            # "cpu of TensorBase"; the first argument is the receiver.
+            name = fullname.partition(" of ")[0]
+            if name in RECEIVER_METHODS:
+                hook = _bind(self._unbound_tensor_method, name)
+            self._method_hooks[fullname] = hook
+            return hook
+        owner, _, name = fullname.rpartition(".")
+        kind = self._kind_of_class(owner) if owner else None
+        if kind is _TENSOR:
+            hook = _bind(self._tensor_method, name)
+        elif kind is _NUMPY:
+            hook = self._numpy_method
+        self._method_hooks[fullname] = hook
+        return hook
+
+    def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
+        try:
+            return self._function_hooks[fullname]
+        except KeyError:
+            pass
+        hook: Callable[[FunctionContext], Type] | None = None
+        if fullname.startswith("numpy."):
+            hook = self._numpy_function
+        elif fullname in TORCH_DEVICE_NAMES:
+            hook = self._torch_device
+        elif fullname.startswith("torch."):
+            owner, _, name = fullname.rpartition(".")
+            if name in RECEIVER_METHODS and self._kind_of_class(owner) is _TENSOR:
+                hook = _bind(self._unbound_tensor_method, name)
+            else:
+                hook = _bind(self._torch_function, fullname)
+        elif "." not in fullname or self._in_backend_prefix(fullname):
+            # a local name (or a backend-module global) that may hold a bound tensor
+            # method: ``host = x.cpu; host()``
+            hook = self._maybe_alias
+        self._function_hooks[fullname] = hook
+        return hook
+
+    def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
+        if fullname in MARKER_DEVICE:
+            return _bind(self._marker_type, fullname)
+        return None
+
+    # --- callbacks ---------------------------------------------------------------------------
+
+    def _tensor_method(self, name: str, ctx: MethodContext) -> Type:
+        backend = self._backend(ctx.api)
+        refines = name in TARGET_TRANSFERS or (name.startswith("new_") and DEVICE_PARAMETER in ctx.callee_arg_names)
+        if backend is None and not refines:
+            return ctx.default_return_type
+        result = ctx.default_return_type
+        if refines:
+            result = refine.refine(ctx.api, result, _arg(ctx, DEVICE_PARAMETER, "other"), ctx.context)
+        if backend is not None:
+            call = policy.Call(name, ctx.context, _receiver(ctx.context), ctx.type, _args(ctx))
+            policy.check_tensor_method(ctx.api, call, backend)
+        return result
+
+    def _in_backend_prefix(self, fullname: str) -> bool:
+        return any(fullname.startswith(prefix + ".") for prefix in self.settings.config.backends)
+
+    def _maybe_alias(self, ctx: FunctionContext) -> Type:
+        backend = self._backend(ctx.api)
+        if backend is None or not isinstance(ctx.context, CallExpr):
+            return ctx.default_return_type
+        lookup = getattr(ctx.api, "lookup_type_or_none", None)
+        callee = get_proper_type(lookup(ctx.context.callee)) if lookup is not None else None
+        definition = callee.definition if isinstance(callee, CallableType) else None
+        info = getattr(definition, "info", None)
+        name = getattr(definition, "name", "")
+        if name in RECEIVER_METHODS and isinstance(info, TypeInfo) and is_tensor_info(info):
+            call = policy.Call(name, ctx.context, None, None, _args(ctx))
+            policy.check_tensor_method(ctx.api, call, backend)
+        return ctx.default_return_type
+
+    def _unbound_tensor_method(self, name: str, ctx: FunctionContext | MethodContext) -> Type:
+        backend = self._backend(ctx.api)
+        if backend is None or not ctx.args or not ctx.args[0]:
+            return ctx.default_return_type
+        args = _args(ctx)
+        _, receiver, receiver_type = args[0]
+        if tensor_instance(receiver_type) is None:
+            return ctx.default_return_type
+        call = policy.Call(name, ctx.context, receiver, receiver_type, args[1:])
+        policy.check_tensor_method(ctx.api, call, backend)
+        return ctx.default_return_type
+
+    def _torch_function(self, fullname: str, ctx: FunctionContext) -> Type:
+        backend = self._backend(ctx.api)
+        refines = DEVICE_PARAMETER in ctx.callee_arg_names
+        if backend is None and not refines:
+            return ctx.default_return_type
+        result = ctx.default_return_type
+        if refines:
+            result = refine.refine(ctx.api, result, _arg(ctx, DEVICE_PARAMETER), ctx.context)
+        if backend is not None:
+            name = fullname.rpartition(".")[2]
+            policy.check_function(ctx.api, policy.Call(name, ctx.context, None, None, _args(ctx)), fullname, backend)
+        return result
+
+    def _torch_device(self, ctx: FunctionContext) -> Type:
+        first = ctx.args[0][0] if ctx.args and ctx.args[0] else None
+        return refine.refine_torch_device(ctx.api, ctx.default_return_type, first, ctx.context)
+
+    def _numpy_function(self, ctx: FunctionContext) -> Type:
+        backend = self._backend(ctx.api)
+        if backend is not None:
+            policy.check_numpy(ctx.api, ctx.context, backend)
+        return ctx.default_return_type
+
+    def _numpy_method(self, ctx: MethodContext) -> Type:
+        backend = self._backend(ctx.api)
+        if backend is not None:
+            policy.check_numpy(ctx.api, ctx.context, backend)
+        return ctx.default_return_type
+
+    def _marker_type(self, fullname: str, ctx: AnalyzeTypeContext) -> Type:
+        """``CPU``/``MPS``/... in an annotation: analysed as usual; in the signature of a
+        function defined in a backend module, reported when it is not the backend's."""
+        analyzer: Any = ctx.api
+        sem: Any = getattr(analyzer, "api", None)
+        sym = sem.lookup_fully_qualified_or_none(fullname) if sem is not None else None
+        if sym is None or not isinstance(sym.node, TypeInfo):
+            return AnyType(TypeOfAny.from_error)
+        if ctx.type.args:
+            analyzer.fail(f'"{sym.node.name}" expects no type arguments, but {len(ctx.type.args)} given', ctx.context)
+        result = Instance(sym.node, [], line=ctx.type.line, column=ctx.type.column)
+        backend = self.settings.backend_of(getattr(sem, "cur_mod_id", ""))
+        if backend is None:
+            return result
+        statement = getattr(sem, "statement", None)
+        stack = getattr(sem, "function_stack", None)
+        if not isinstance(statement, FuncDef) or not stack or stack[-1] is not statement:
+            return result
+        device = MARKER_DEVICE[fullname]
+        if device == "cpu":
+            analyzer.fail(messages.cpu_signature(statement.name, backend), ctx.context, code=codes.CPU_SIGNATURE)
+        elif device != backend.device:
+            what = f'the signature of "{statement.name}" names a tensor that'
+            analyzer.fail(messages.wrong_device(what, device, backend), ctx.context, code=codes.WRONG_DEVICE)
+        return result
+
+
+def _bind(method: Callable[..., Type], first: str) -> Callable[[Any], Type]:
+    def hook(ctx: Any) -> Type:
+        return method(first, ctx)
+
+    return hook
+
+
+def _receiver(context: Any) -> Any:
+    if isinstance(context, CallExpr) and isinstance(context.callee, MemberExpr):
+        return context.callee.expr
+    if isinstance(context, OpExpr):
+        return context.left
+    return None
+
+
+def _args(ctx: FunctionContext | MethodContext) -> list[tuple[str | None, Any, Type]]:
+    out: list[tuple[str | None, Any, Type]] = []
+    for param, exprs, types in zip(ctx.callee_arg_names, ctx.args, ctx.arg_types):
+        out.extend((param, expr, typ) for expr, typ in zip(exprs, types))
+    return out
+
+
+def _arg(ctx: FunctionContext | MethodContext, *names: str) -> tuple[Any, Type] | None:
+    for param, exprs, types in zip(ctx.callee_arg_names, ctx.args, ctx.arg_types):
+        if param in names and exprs:
+            return exprs[0], types[0]
+    return None
+
+
+def plugin(version: str) -> type[DeviceTypesPlugin]:
+    return DeviceTypesPlugin

@@ -1,0 +1,265 @@
+"""The no-CPU-fallback policy: checks that run only inside backend modules.
+
+Every check reads the op's name, the static types of its receiver and arguments and, where
+the types say nothing (bare ``torch.Tensor``), what the expressions themselves show
+(``torch.arange(n)`` without ``device=``, ``.cpu()``, a default argument). Ops are
+categorised through ``device_types._semantics``; nothing here lists torch op names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from device_types._semantics import (
+    ANY_DEVICE_PARAMETERS,
+    DEVICE_PARAMETER,
+    FIXED_TRANSFERS,
+    HOST_SYNCS,
+    READBACKS,
+    TARGET_TRANSFERS,
+    TENSOR_DATA_FACTORIES,
+)
+from mypy.nodes import (
+    ARG_POS,
+    Argument,
+    CallExpr,
+    Context,
+    Expression,
+    ListExpr,
+    MemberExpr,
+    NameExpr,
+    OpExpr,
+    TupleExpr,
+    Var,
+)
+from mypy.plugin import CheckerPluginInterface
+from mypy.types import Type
+
+from . import errorcodes as codes
+from . import messages
+from .config import Backend
+from .report import fail_once
+from .types import (
+    callee_fullname,
+    device_of_expr,
+    device_of_type,
+    is_ndarray,
+    param_names,
+    short_name,
+    tensor_instance,
+)
+
+#: Ops that copy into their receiver from another tensor (the receiver is the target).
+COPY_INTO = frozenset(name for name, params in ANY_DEVICE_PARAMETERS.items() if name.endswith("_"))
+
+
+@dataclass
+class Call:
+    """One call site, normalised: op name, receiver and arguments by parameter name."""
+
+    name: str
+    context: Context
+    receiver: Expression | None = None
+    receiver_type: Type | None = None
+    #: (parameter name or None, argument expression, argument type)
+    args: list[tuple[str | None, Expression, Type]] = field(default_factory=list)
+
+    def arg(self, *names: str) -> tuple[Expression, Type] | None:
+        for param, expr, typ in self.args:
+            if param in names:
+                return expr, typ
+        return None
+
+
+def _lookup(api: CheckerPluginInterface, expr: Expression) -> Type | None:
+    lookup = getattr(api, "lookup_type_or_none", None)
+    return lookup(expr) if lookup is not None else None
+
+
+def _op_label(call: Call) -> str:
+    if isinstance(call.context, OpExpr):
+        return call.context.op
+    return f".{call.name}()" if call.receiver is not None else f"{call.name}()"
+
+
+# --- what an expression shows about the host ------------------------------------------
+
+
+def host_origin(api: CheckerPluginInterface, expr: Expression, typ: Type | None) -> str | None:
+    """Why ``expr`` is a CPU tensor, or None when neither its type nor its shape says so."""
+    if device_of_type(typ) == "cpu" and tensor_instance(typ) is not None:
+        return "a Tensor[CPU]"
+    if isinstance(expr, CallExpr):
+        return _host_call(api, expr)
+    if isinstance(expr, NameExpr) and isinstance(expr.node, Var):
+        initializer = _default_of(api, expr.node)
+        if initializer is not None and _host_call(api, initializer) is not None:
+            return f'the default of parameter "{expr.name}" is created on the host'
+    return None
+
+
+def _host_call(api: CheckerPluginInterface, call: Expression) -> str | None:
+    if not isinstance(call, CallExpr):
+        return None
+    callee = call.callee
+    if isinstance(callee, MemberExpr) and tensor_instance(_lookup(api, callee.expr)) is not None:
+        if FIXED_TRANSFERS.get(callee.name) == "cpu":
+            return f'result of ".{callee.name}()"'
+        if callee.name in TARGET_TRANSFERS:
+            target = _call_device_arg(api, call, positional=0)
+            if target == "cpu":
+                return f'moved with ".{callee.name}()" to the CPU'
+        return None
+    fullname = callee_fullname(call)
+    if fullname is None or not fullname.startswith("torch.") or not isinstance(callee, (NameExpr, MemberExpr)):
+        return None
+    name = fullname.rpartition(".")[2]
+    if DEVICE_PARAMETER not in param_names(callee.node):
+        return None
+    if name.endswith("_like") or name.startswith("new_"):
+        return None
+    device = _call_device_arg(api, call, positional=None)
+    if device == "cpu":
+        return f'created by "{name}()" on the CPU'
+    if device is not None or any(n == DEVICE_PARAMETER for n in call.arg_names):
+        return None
+    data_param = TENSOR_DATA_FACTORIES.get(name)
+    for arg, kind, arg_name in zip(call.args, call.arg_kinds, call.arg_names):
+        if tensor_instance(_lookup(api, arg)) is not None:
+            # built from a tensor: on that tensor's device (TENSOR_DATA_FACTORIES, *_like)
+            if data_param is not None or kind == ARG_POS or arg_name is not None:
+                return None
+    return f'created by "{name}()" without device='
+
+
+def _call_device_arg(api: CheckerPluginInterface, call: CallExpr, positional: int | None) -> str | None:
+    for i, (arg, arg_name) in enumerate(zip(call.args, call.arg_names)):
+        if arg_name == DEVICE_PARAMETER or (arg_name is None and i == positional):
+            device = device_of_expr(arg, _lookup(api, arg))
+            return device if isinstance(device, str) and not _is_invalid(device) else None
+    return None
+
+
+def _is_invalid(device: str) -> bool:
+    from .types import Invalid
+
+    return isinstance(device, Invalid)
+
+
+def _default_of(api: CheckerPluginInterface, var: Var) -> Expression | None:
+    scope = getattr(api, "scope", None)
+    func = scope.current_function() if scope is not None else None
+    arguments: list[Argument] = getattr(func, "arguments", None) or []
+    for argument in arguments:
+        if argument.variable is var:
+            return argument.initializer
+    return None
+
+
+# --- the checks -------------------------------------------------------------------------
+
+
+def check_tensor_method(api: CheckerPluginInterface, call: Call, backend: Backend) -> None:
+    name = call.name
+    if name in FIXED_TRANSFERS:
+        target = FIXED_TRANSFERS[name]
+        if target == "cpu":
+            fail_once(api, messages.cpu_call(f".{name}", backend), call.context, codes.CPU_CALL)
+            return
+        if target != backend.device:
+            fail_once(
+                api, messages.wrong_device(f'the result of ".{name}()"', target, backend), call.context,
+                codes.WRONG_DEVICE,
+            )
+    elif name in READBACKS:
+        fail_once(api, messages.readback(f".{name}", backend), call.context, codes.READBACK)
+        return
+    elif name in HOST_SYNCS:
+        fail_once(api, messages.host_sync(f".{name}", backend), call.context, codes.HOST_SYNC)
+    elif name in TARGET_TRANSFERS:
+        _check_target(api, call, backend, f'".{name}()"', ("device",))
+    if name in COPY_INTO and call.receiver is not None:
+        if host_origin(api, call.receiver, call.receiver_type) is not None:
+            fail_once(
+                api, messages.cpu_target(f'".{name}()" into a CPU tensor', backend), call.context,
+                codes.CPU_TARGET,
+            )
+            return
+    check_operands(api, call, backend)
+
+
+def check_function(api: CheckerPluginInterface, call: Call, fullname: str, backend: Backend) -> None:
+    name = call.name
+    if name == "from_numpy":
+        fail_once(api, messages.numpy_call('"torch.from_numpy()"', backend), call.context, codes.NUMPY)
+        return
+    data_param = TENSOR_DATA_FACTORIES.get(name)
+    if data_param is not None:
+        data = call.arg(data_param)
+        if data is not None and is_ndarray(data[1]):
+            fail_once(api, messages.numpy_call(f'"torch.{name}()" of an ndarray', backend), call.context, codes.NUMPY)
+            return
+    if call.arg(DEVICE_PARAMETER) is not None:
+        if _check_target(api, call, backend, f'"{name}()"', (DEVICE_PARAMETER,)):
+            return
+    check_operands(api, call, backend)
+
+
+def check_numpy(api: CheckerPluginInterface, context: Context, backend: Backend) -> None:
+    name = short_name(context) if isinstance(context, Expression) else "call"
+    fail_once(api, messages.numpy_call(f'numpy "{name}"', backend), context, codes.NUMPY)
+
+
+def _check_target(
+    api: CheckerPluginInterface, call: Call, backend: Backend, label: str, params: tuple[str, ...]
+) -> bool:
+    found = call.arg(*params)
+    if found is None:
+        return False
+    device = device_of_expr(*found)
+    if device is None or _is_invalid(device):
+        return False
+    if device == "cpu":
+        fail_once(api, messages.cpu_target(label, backend), call.context, codes.CPU_TARGET)
+        return True
+    if device != backend.device:
+        fail_once(api, messages.wrong_device(f"the result of {label}", device, backend), call.context,
+                  codes.WRONG_DEVICE)
+        return True
+    return False
+
+
+def _operands(api: CheckerPluginInterface, call: Call) -> list[tuple[Expression, Type | None]]:
+    skip = ANY_DEVICE_PARAMETERS.get(call.name, frozenset())
+    out: list[tuple[Expression, Type | None]] = []
+    if call.receiver is not None:
+        out.append((call.receiver, call.receiver_type))
+    for param, expr, typ in call.args:
+        if param in skip:
+            continue
+        if isinstance(expr, (ListExpr, TupleExpr)):
+            out.extend((item, _lookup(api, item)) for item in expr.items)
+        else:
+            out.append((expr, typ))
+    return out
+
+
+def check_operands(api: CheckerPluginInterface, call: Call, backend: Backend) -> None:
+    devices: list[str] = []
+    for expr, typ in _operands(api, call):
+        if tensor_instance(typ) is None and not isinstance(expr, CallExpr) and not isinstance(expr, NameExpr):
+            continue
+        origin = host_origin(api, expr, typ) if (tensor_instance(typ) is not None or typ is None) else None
+        if origin is not None:
+            fail_once(api, messages.cpu_operand(_op_label(call), origin, backend), call.context, codes.CPU_OPERAND)
+            return
+        device = device_of_type(typ) if tensor_instance(typ) is not None else None
+        if device is not None and device not in devices:
+            devices.append(device)
+    if len(devices) > 1:
+        fail_once(api, messages.mixed_devices(_op_label(call), devices, backend), call.context, codes.MIXED_DEVICES)
+    elif devices and devices[0] != backend.device:
+        fail_once(
+            api, messages.wrong_device(f'an operand of "{_op_label(call)}"', devices[0], backend), call.context,
+            codes.WRONG_DEVICE,
+        )
