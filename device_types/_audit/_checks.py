@@ -47,6 +47,7 @@ _EMPTY_CELLS: Final = frozenset({"", "-", "--", "\u2013", "\u2014"})
 _IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _ATEN_OP: Final = re.compile(r"(?:\btorch\.ops\.)?\baten(?:\.|::)([A-Za-z_][A-Za-z0-9_]*)")
 _BACKTICKED: Final = re.compile(r"`([^`]+)`")
+_LINK: Final = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 
 
 @dataclass(frozen=True)
@@ -110,9 +111,15 @@ def run_audit(root: str, config: Config) -> AuditResult:
     return AuditResult(root, docs, sorted(set(findings)), backends, len(rows))
 
 
+def plain(cell: str) -> str:
+    """A cell without markdown presentation: links become their text, emphasis and code
+    marks around the value go."""
+    return _LINK.sub(r"\1", cell).strip().strip("*").strip().strip("`").strip()
+
+
 def normalise_op(text: str) -> str | None:
     """The bare op name in a cell or backticked token, or None when it is not one op."""
-    name = text.strip().strip("*").strip().strip("`").strip()
+    name = plain(text)
     if name.endswith("()"):
         name = name[:-2]
     aten = re.fullmatch(r"(?:torch\.ops\.)?aten(?:\.|::)([A-Za-z_]\w*)(?:\.\w+)?", name)
@@ -211,7 +218,7 @@ class _TableCheck:
         op = self._op(row.line, row.cells.get("op"), header.get("op"))
         label = f"row for {op}" if op else "row"
         for found, cell in row.cells.items():
-            if cell.strip().strip("*`").strip() in _EMPTY_CELLS:
+            if plain(cell) in _EMPTY_CELLS:
                 self._add(row.line, "audit-table-empty-cell", (
                     f"{label} has an empty '{header[found]}' cell; fill in {_FIELD_HINTS[found]}"
                 ))
@@ -231,7 +238,7 @@ class _TableCheck:
         ))
 
     def _op(self, line: int, cell: str | None, header: str | None) -> str | None:
-        if cell is None or cell.strip().strip("*`").strip() in _EMPTY_CELLS:
+        if cell is None or plain(cell) in _EMPTY_CELLS:
             return None
         op = normalise_op(cell)
         if op is None:
@@ -244,7 +251,7 @@ class _TableCheck:
     def _backend(self, line: int, cell: str | None, header: str | None) -> str | None:
         if cell is None:
             return None
-        value = cell.strip().strip("*`").strip().lower()
+        value = plain(cell).lower()
         if value in _EMPTY_CELLS:
             return None
         if value in self.allowed:
@@ -262,7 +269,7 @@ class _TableCheck:
     def _status(self, line: int, cell: str | None, header: str | None) -> str | None:
         if cell is None:
             return None
-        value = cell.strip().strip("*`").strip().lower()
+        value = plain(cell).lower()
         if value in _EMPTY_CELLS:
             return None
         for status in ("open", "resolved"):
@@ -352,28 +359,27 @@ def _match(docs: str, rows: list[IssueRow], backends: dict[str, BackendCode], co
 
 def _row_for(marker: Marker, rows: list[IssueRow]) -> tuple[IssueRow | None, str | None]:
     """The row a marker belongs to, else a description of the op it was looked up as."""
-    explicit = _explicit_ops(marker.issue or "")
-    if explicit:
-        for op in explicit:
+    issue = marker.issue or ""
+    named = list(dict.fromkeys(_ATEN_OP.findall(issue)))
+    if named:  # "aten.baddbmm" in the issue decides alone
+        for op in named:
             for row in rows:
                 if row.op == op:
                     return row, None
-        return None, f"aten.{explicit[0]}"
+        return None, f"aten.{named[0]}"
+    # Backticked names may be platform symbols (`aclnnBaddbmm`), so they only count on a hit.
+    for op in filter(None, map(normalise_op, _BACKTICKED.findall(issue))):
+        for row in rows:
+            if row.op == op:
+                return row, None
     for function in marker.functions:
         row = _row_for_function(function, rows)
         if row is not None:
             return row, None
-    issue = marker.issue or ""
     for row in sorted(rows, key=lambda r: len(r.op), reverse=True):
         if re.search(rf"(?<!\w){re.escape(row.op)}(?!\w)", issue):
             return row, None
     return None, (f"{marker.functions[0]}()" if marker.functions else None)
-
-
-def _explicit_ops(issue: str) -> list[str]:
-    ops = _ATEN_OP.findall(issue)
-    ops += [op for op in map(normalise_op, _BACKTICKED.findall(issue)) if op is not None]
-    return list(dict.fromkeys(ops))
 
 
 def _row_for_function(function: str, rows: list[IssueRow]) -> IssueRow | None:

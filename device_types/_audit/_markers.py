@@ -17,7 +17,9 @@ from typing import Final
 
 #: Anything that claims to be a rule-3 marker; a claim that does not parse is reported as
 #: malformed rather than ignored, so a typo cannot hide a preserved kernel.
-_CLAIMS_MARKER: Final = re.compile(r"\bTODO\b.*\bre-?enable\b.*\bnative\b", re.IGNORECASE)
+_CLAIMS_MARKER: Final = re.compile(
+    r"\bTODO\b.*\bre-?enable\b.*\bnative\b|\bre-?enable\s+(?:the\s+)?native\s+kernel", re.IGNORECASE
+)
 _MARKER: Final = re.compile(
     r"""^\#+\s*TODO\b\s*(?:\([^)]*\))?\s*[:\-]?\s*
         re-?enable\s+(?:the\s+)?native\s+kernels?\s+

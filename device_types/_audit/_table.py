@@ -99,7 +99,11 @@ def parse_tables(text: str) -> list[Table]:
     while i + 1 < len(lines):
         number, header_line = lines[i]
         next_number, delimiter_line = lines[i + 1]
-        if "|" in header_line and next_number == number + 1 and _is_delimiter(delimiter_line):
+        if (
+            "|" in header_line
+            and next_number == number + 1
+            and _is_delimiter(delimiter_line, len(split_cells(header_line)))
+        ):
             headers = split_cells(header_line)
             rows: list[Row] = []
             j = i + 2
@@ -163,11 +167,13 @@ def _row(line: int, cells: list[str], headers: list[str]) -> Row:
     return Row(line, {str(i): c for i, c in enumerate(cells[: len(headers)])}, len(cells))
 
 
-def _is_delimiter(line: str) -> bool:
-    if "-" not in line or ("|" not in line and not line.strip().startswith("-")):
+def _is_delimiter(line: str, header_width: int) -> bool:
+    if "-" not in line:
         return False
     cells = split_cells(line)
-    return bool(cells) and all(_DELIMITER_CELL.match(c.replace(" ", "")) for c in cells)
+    if "|" not in line and len(cells) != header_width:
+        return False  # "---" under "a | b" is a heading underline, not a one-column table
+    return all(_DELIMITER_CELL.match(c.replace(" ", "")) for c in cells)
 
 
 def _is_row(line: str) -> bool:

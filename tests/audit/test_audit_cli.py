@@ -186,3 +186,25 @@ def test_large_tree(project: Project) -> None:
     assert outcome.lines == [
         f"audit clean: 600 markers in 10000 backend files (cuda, mps, npu) against 600 rows of {DOCS}"
     ]
+
+
+def test_docs_that_cannot_be_opened(project: Project) -> None:
+    # A dangling symlink fails like a mode-000 file does for non-root users.
+    (project.root / "docs").mkdir()
+    (project.root / DOCS).symlink_to(project.root / "gone.md")
+    outcome = project.run()
+    assert outcome.code == 2
+    assert outcome.stderr == (
+        f"device-types audit: error: {DOCS}: cannot read the file (No such file or directory)\n"
+    )
+
+
+def test_backend_file_that_cannot_be_opened(project: Project) -> None:
+    project.write(MPS, guarded("baddbmm"))
+    (project.root / "src/candle/_backends/mps/gone.py").symlink_to(project.root / "gone.py")
+    project.docs(row("baddbmm"))
+    assert project.run().lines == [
+        "src/candle/_backends/mps/gone.py:1: cannot read the file (No such file or directory); markers in "
+        "this file were not checked [audit-unreadable-source]",
+        f"audit failed: 1 finding in 1 file; checked 1 marker in 2 backend files (mps) against 1 row of {DOCS}",
+    ]
