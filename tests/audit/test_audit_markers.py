@@ -243,3 +243,28 @@ def test_unreadable_backend_file_is_a_finding(project: Project) -> None:
         f"audit failed: 2 findings in 2 files; checked 1 marker in 3 backend files (mps) against 1 row of {DOCS}",
     ]
     assert outcome.code == 1
+
+
+def test_platform_symbol_in_backticks_falls_back_to_the_function(project: Project) -> None:
+    project.write(MPS, guarded("add_", issue="`MPSGraphAdd` in-place aliasing"))
+    project.docs(row("[aten.add_](https://github.com/pytorch/pytorch/issues/1)"))
+    outcome = project.run()
+    assert outcome.lines == [f"audit clean: 1 marker in 1 backend file (mps) against 1 row of {DOCS}"]
+
+
+def test_phrase_without_todo_is_still_checked(project: Project) -> None:
+    project.write(
+        MPS,
+        """
+        def baddbmm(x):
+            # FIXME re-enable native kernel when macOS 15.4 fixes aten.baddbmm
+            if USE_NATIVE:
+                return native(x)
+        """,
+    )
+    project.docs(row("baddbmm"))
+    assert project.run().lines == [
+        f"{MPS}:3: marker does not read '{FORM}'; rewrite it in that form, e.g. '# TODO: re-enable "
+        "native kernel when macOS 15.4 fixes aten.baddbmm crash' [audit-marker-malformed]",
+        summary(1, 1, 1, 1),
+    ]

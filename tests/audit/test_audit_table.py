@@ -212,3 +212,9 @@ def test_rows_in_html_comments_and_code_fences_are_not_rows(project: Project) ->
     )
     outcome = project.run()
     assert outcome.lines == [f"audit clean: 0 markers in 1 backend file (mps) against 0 rows of {DOCS}"]
+
+
+def test_heading_underline_is_not_a_table(project: Project) -> None:
+    project.write(MPS, "def relu(x):\n    return x\n")
+    project.write(DOCS, "Op name | Backend\n---\n\n" + HEADER + "\n")
+    assert project.run().code == 0
