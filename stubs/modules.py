@@ -194,7 +194,11 @@ def _stub_function(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.FunctionDe
         type_comment=None,
         type_params=[],
     )
-    for p in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]:
+    params = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
+    for index, p in enumerate(params):
+        # torch leaves many parameters unannotated; Any (not Unknown) keeps strict modes quiet.
+        if p.annotation is None and not (index == 0 and p.arg in {"self", "cls"}):
+            p.annotation = name("_dt_Any")
         p.annotation = parse_annotation(p.annotation)
     # Defaults are kept only where they are literals; a stub needs no more.
     fn.args.defaults = [_stub_default(d) for d in fn.args.defaults]

@@ -1,0 +1,58 @@
+"""Factories: device= picks the device, no device gives CPU, *_like/new_* keep it."""
+
+from __future__ import annotations
+
+import torch
+from typing_extensions import assert_type
+
+from device_types import CPU, CUDA, MPS, XPU, Tensor
+
+
+def no_device() -> None:
+    assert_type(torch.zeros(3), Tensor[CPU])
+    assert_type(torch.ones(2, 2), Tensor[CPU])
+    assert_type(torch.empty((2, 2)), Tensor[CPU])
+    assert_type(torch.arange(4), Tensor[CPU])
+    assert_type(torch.tensor([1.0, 2.0]), Tensor[CPU])
+    assert_type(torch.full((2,), 1.0), Tensor[CPU])
+    assert_type(torch.randn(2, 2), Tensor[CPU])
+    assert_type(torch.eye(3), Tensor[CPU])
+    assert_type(torch.linspace(0.0, 1.0, 5), Tensor[CPU])
+
+
+def literal_device() -> None:
+    assert_type(torch.zeros(3, device="cpu"), Tensor[CPU])
+    assert_type(torch.zeros(3, device="cuda"), Tensor[CUDA])
+    assert_type(torch.zeros(3, device="cuda:1"), Tensor[CUDA])
+    assert_type(torch.ones(3, device="mps"), Tensor[MPS])
+    assert_type(torch.arange(3, device="xpu:0"), Tensor[XPU])
+    assert_type(torch.tensor([1.0], device="cuda"), Tensor[CUDA])
+    assert_type(torch.randn(2, device=torch.device("cuda")), Tensor[CUDA])
+    assert_type(torch.randn(2, device=torch.device("cuda", 1)), Tensor[CUDA])
+
+
+def device_of_another_tensor(x: Tensor[MPS]) -> None:
+    assert_type(x.device, "torch.device[MPS]")
+    assert_type(torch.zeros(3, device=x.device), Tensor[MPS])
+    assert_type(torch.arange(3, device=x.device, dtype=torch.int64), Tensor[MPS])
+    assert_type(torch.as_tensor(x), Tensor[MPS])
+
+
+def like_and_new(x: Tensor[MPS]) -> None:
+    assert_type(torch.zeros_like(x), Tensor[MPS])
+    assert_type(torch.ones_like(x), Tensor[MPS])
+    assert_type(torch.full_like(x, 2.0), Tensor[MPS])
+    assert_type(torch.randn_like(x), Tensor[MPS])
+    assert_type(torch.empty_like(x, device="cpu"), Tensor[CPU])
+    assert_type(x.new_zeros(3), Tensor[MPS])
+    assert_type(x.new_ones((2, 2)), Tensor[MPS])
+    assert_type(x.new_full((2,), 1.0), Tensor[MPS])
+    assert_type(x.new_empty(2, device="cuda"), Tensor[CUDA])
+
+
+def unknown_device_strings(name: str) -> None:
+    # A device only known at run time gives an unknown device: no check, no error.
+    y = torch.zeros(3, device=name)
+    assert_type(y, torch.Tensor)
+    z = torch.zeros(3, device="cuda:99")
+    assert_type(z, torch.Tensor)

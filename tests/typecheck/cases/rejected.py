@@ -1,0 +1,52 @@
+"""What must fail in every checker: host round-trips and device mixing."""
+
+from __future__ import annotations
+
+import torch
+
+from device_types import CPU, CUDA, MPS, Tensor
+
+
+def return_cpu(x: Tensor[MPS]) -> Tensor[MPS]:
+    return x.cpu()  # type: ignore[return-value]  # pyright: ignore[reportReturnType]
+
+
+def return_to_cpu(x: Tensor[MPS]) -> Tensor[MPS]:
+    return x.to("cpu")  # type: ignore[return-value]  # pyright: ignore[reportReturnType]
+
+
+def return_other_device(x: Tensor[MPS]) -> Tensor[MPS]:
+    return x.to("cuda")  # type: ignore[return-value]  # pyright: ignore[reportReturnType]
+
+
+def numpy_on_device(x: Tensor[MPS]) -> None:
+    x.numpy()  # type: ignore[misc]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType]
+
+
+def tolist_on_device(x: Tensor[CUDA]) -> None:
+    x.tolist()  # type: ignore[misc]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType]
+
+
+def mixed_bmm(x: Tensor[MPS], y: Tensor[CPU]) -> None:
+    torch.bmm(x, y)  # type: ignore[misc]  # pyright: ignore[reportArgumentType]
+
+
+def mixed_operator(x: Tensor[MPS], y: Tensor[CPU]) -> None:
+    x + y  # type: ignore[operator]  # pyright: ignore[reportOperatorIssue]
+
+
+def mixed_method(x: Tensor[MPS], y: Tensor[CUDA]) -> None:
+    x.add(y)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
+
+
+def mixed_where(c: Tensor[MPS], x: Tensor[MPS], y: Tensor[CPU]) -> None:
+    torch.where(c, x, y)  # type: ignore[misc]  # pyright: ignore[reportArgumentType, reportCallIssue]
+
+
+def cpu_factory_into_device_op(x: Tensor[MPS]) -> None:
+    x * torch.ones(3)  # type: ignore[operator]  # pyright: ignore[reportOperatorIssue]
+
+
+def not_a_device(x: Tensor[int]) -> None:  # type: ignore[type-var]  # pyright: ignore[reportInvalidTypeArguments]
+    pass
+

@@ -1,0 +1,130 @@
+"""Execute the case files against real torch, so the stubs cannot claim a device torch
+would not produce (pyrefly's approach to its torch stubs).
+
+Every case function without an expected-error marker runs under FakeTensorMode, which
+gives real device propagation for cuda/mps/xpu tensors on a CPU-only machine. Arguments
+come from the functions' own annotations (``Tensor[MPS]`` is ``Annotated[torch.Tensor,
+MPS]`` at run time), and ``assert_type`` is replaced by a check of the value's device.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import re
+import typing
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Annotated, Any, get_args, get_origin
+
+import pytest
+import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
+
+from device_types import Device
+from device_types._devices import DEVICE_BY_TYPE
+
+CASES = Path(__file__).parent / "cases"
+SHAPE = (2, 2, 2)
+#: Parameters used as conditions get boolean tensors.
+CONDITION_NAMES = {"mask", "c", "cond", "condition"}
+#: Fake tensors cannot be copied between devices on a CPU-only build of torch.
+NOT_HERE = "PyTorch is not linked with support for"
+
+
+class DeviceAssertionError(AssertionError):
+    pass
+
+
+def _expected_device(expected: Any) -> str | None:
+    """The device type an assert_type target promises, or None when it promises none."""
+    if get_origin(expected) is Annotated:
+        marker = get_args(expected)[1]
+        if isinstance(marker, type) and issubclass(marker, Device):
+            return marker.type
+    if isinstance(expected, str):
+        match = re.fullmatch(r"torch\.device\[(\w+)\]", expected)
+        if match:
+            return next(m.type for m in DEVICE_BY_TYPE.values() if m.__name__ == match[1])
+    return None
+
+
+def checking_assert_type(value: Any, expected: Any) -> Any:
+    device = _expected_device(expected)
+    if device is None:
+        return value
+    actual = value if isinstance(value, torch.device) else value.device
+    if actual.type != device:
+        raise DeviceAssertionError(f"assert_type promised {device}, torch produced {actual}")
+    return value
+
+
+def _load(path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"runtime_cases.{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.assert_type = checking_assert_type  # type: ignore[attr-defined]
+    return module
+
+
+def _device_of(hint: Any) -> str | None:
+    if get_origin(hint) is Annotated:
+        marker = get_args(hint)[1]
+        if isinstance(marker, type) and issubclass(marker, Device):
+            return marker.type
+        return "cpu"  # a device TypeVar: any one device will do
+    return None
+
+
+def _arguments(fn: Callable[..., Any]) -> list[Any]:
+    hints = typing.get_type_hints(fn, include_extras=True)
+    promised = _device_of(hints.get("return"))
+    args: list[Any] = []
+    for name in inspect.signature(fn).parameters:
+        hint = hints[name]
+        device = _device_of(hint)
+        if device is None and hint is torch.Tensor:
+            device = promised or "cpu"  # untyped input: the device the function promises
+        if device is not None:
+            dtype = torch.bool if name in CONDITION_NAMES else torch.float32
+            args.append(torch.ones(SHAPE, dtype=dtype, device=device))
+        elif hint is str:
+            args.append("cpu")
+        else:
+            raise TypeError(f"{fn.__qualname__}: no runtime value for parameter {name}: {hint!r}")
+    return args
+
+
+def _runnable_cases() -> list[Any]:
+    params = []
+    for path in sorted(CASES.glob("*.py")):
+        module = _load(path)
+        for name, fn in inspect.getmembers(module, inspect.isfunction):
+            if fn.__module__ != module.__name__:
+                continue
+            if "type: ignore" in inspect.getsource(fn):
+                continue  # expected to fail statically; its runtime failure is not the subject
+            params.append(pytest.param(fn, id=f"{path.stem}.{name}"))
+    return params
+
+
+@pytest.mark.parametrize("fn", _runnable_cases())
+def test_case_runs_on_the_devices_it_claims(fn: Callable[..., Any]) -> None:
+    with FakeTensorMode(allow_non_fake_inputs=True):
+        args = _arguments(fn)
+        try:
+            fn(*args)
+        except RuntimeError as exc:
+            if NOT_HERE in str(exc):
+                pytest.skip(f"needs a real accelerator to copy between devices: {exc}")
+            raise
+
+
+def test_assert_type_check_can_fail() -> None:
+    from device_types import CUDA, Tensor
+
+    with FakeTensorMode():
+        with pytest.raises(DeviceAssertionError):
+            checking_assert_type(torch.zeros(1, device="mps"), Tensor[CUDA])
