@@ -217,8 +217,7 @@ class DeviceTypesPlugin(Plugin):
         if backend is None:
             return result
         statement = getattr(sem, "statement", None)
-        stack = getattr(sem, "function_stack", None)
-        if not isinstance(statement, FuncDef) or not stack or stack[-1] is not statement:
+        if not isinstance(statement, FuncDef):
             return result
         device = MARKER_DEVICE[fullname]
         if device == "cpu":

@@ -87,14 +87,16 @@ def _op_label(call: Call) -> str:
 
 def host_origin(api: CheckerPluginInterface, expr: Expression, typ: Type | None) -> str | None:
     """Why ``expr`` is a CPU tensor, or None when neither its type nor its shape says so."""
-    if device_of_type(typ) == "cpu" and tensor_instance(typ) is not None:
-        return "a Tensor[CPU]"
     if isinstance(expr, CallExpr):
-        return _host_call(api, expr)
-    if isinstance(expr, NameExpr) and isinstance(expr.node, Var):
+        origin = _host_call(api, expr)
+        if origin is not None:
+            return origin
+    elif isinstance(expr, NameExpr) and isinstance(expr.node, Var):
         initializer = _default_of(api, expr.node)
         if initializer is not None and _host_call(api, initializer) is not None:
             return f'the default of parameter "{expr.name}" is created on the host'
+    if device_of_type(typ) == "cpu" and tensor_instance(typ) is not None:
+        return "a Tensor[CPU]"
     return None
 
 

@@ -1,0 +1,268 @@
+"""The mypy plugin (``device_types_mypy``) against case files with expected output.
+
+Case files under ``cases/`` state every expected mypy message in a trailing comment,
+``# E: <message>  [<code>]`` for errors and ``# N: <message>`` for notes (several per
+line allowed). The whole case package is checked in ONE mypy run with
+``cases/pyproject.toml``, which maps ``pkg._backends.mps`` and ``pkg._backends.cuda`` to
+backends; the output must match the comments exactly (file, line, message, code).
+Configuration errors, the INI form, cache invalidation and the daemon run on tiny
+projects that import numpy only, except the daemon test, which needs torch.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from device_types_mypy import errorcodes
+
+HERE = Path(__file__).resolve().parent
+CASES = HERE / "cases"
+REPO = HERE.parents[1]
+BIN = Path(sys.executable).parent
+#: Shared across sessions: torch's own modules stay warm between runs.
+CACHE = REPO / ".mypy_cache" / "device-types-plugin-tests"
+
+MARKER = re.compile(r"  # ([EN]): ")
+OUTPUT = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+): (?P<severity>error|note): (?P<message>.*?)(?:  \[(?P<code>[a-z-]+)\])?$")
+
+
+def overlay_installed() -> bool:
+    proc = subprocess.run([str(BIN / "device-types"), "stubs", "check"], capture_output=True, text=True)
+    return proc.returncode == 0
+
+
+needs_overlay = pytest.mark.skipif(not overlay_installed(), reason="run `device-types stubs install` first")
+
+
+def run_mypy(cwd: Path, *args: str, cache: str = "main") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "MYPY_FORCE_COLOR": "0", "NO_COLOR": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-pretty", "--no-error-summary", "--cache-dir", str(CACHE / cache), *args],
+        cwd=cwd, capture_output=True, text=True, env=env,
+    )
+
+
+def expected_messages(root: Path) -> list[tuple[str, int, str, str, str | None]]:
+    expected = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        for lineno, text in enumerate(path.read_text().splitlines(), 1):
+            pieces = MARKER.split(text)
+            for kind, body in zip(pieces[1::2], pieces[2::2]):
+                match = re.fullmatch(r"(.*?)(?:  \[([a-z-]+)\])?", body.rstrip())
+                assert match is not None
+                severity = "error" if kind == "E" else "note"
+                expected.append((rel, lineno, severity, match[1], match[2]))
+    return sorted(expected)
+
+
+def parse_output(stdout: str) -> list[tuple[str, int, str, str, str | None]]:
+    found = []
+    for line in stdout.splitlines():
+        match = OUTPUT.match(line)
+        assert match is not None, f"unexpected mypy output line: {line!r}"
+        found.append((match["file"], int(match["line"]), match["severity"], match["message"], match["code"]))
+    return sorted(found)
+
+
+@pytest.fixture(scope="session")
+def case_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    if not overlay_installed():
+        pytest.skip("run `device-types stubs install` first")
+    root = tmp_path_factory.mktemp("cases")
+    shutil.copytree(CASES, root, dirs_exist_ok=True)
+    return root, run_mypy(root, "-p", "pkg")
+
+
+def write_project(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return root
+
+
+# --- the case package ------------------------------------------------------------------------
+
+
+def test_case_output_matches_comments(case_run: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    root, proc = case_run
+    assert "Traceback" not in proc.stderr + proc.stdout
+    assert proc.returncode == 1, proc.stderr
+    assert parse_output(proc.stdout) == expected_messages(root)
+
+
+def test_every_policy_code_is_exercised_by_a_case() -> None:
+    codes = {code for *_, code in expected_messages(CASES) if code}
+    plugin_codes = {code.code for code in errorcodes.ALL_CODES}
+    # device-config is exercised by the configuration tests below.
+    assert plugin_codes - {"device-config"} <= codes
+
+
+def test_no_policy_error_outside_backends_or_in_composites(
+    case_run: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    _, proc = case_run
+    for file, _, _, _, code in parse_output(proc.stdout):
+        if file in {"pkg/outside.py", "pkg/_backends/mps/clean.py"}:
+            assert code in {None, "device-unknown-device"}, (file, code)
+
+
+def test_type_ignore_silences_each_code(case_run: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    # cases/pyproject.toml sets warn_unused_ignores: an ignore the plugin did not need
+    # would show up as an error, a code it did not silence as the policy error itself.
+    root, proc = case_run
+    source = (root / "pkg/_backends/mps/kernels/bare.py").read_text().splitlines()
+    silenced = [i for i, text in enumerate(source, 1) if "# type: ignore[device-" in text]
+    assert len(silenced) == 2
+    reported = {(file, line) for file, line, *_ in parse_output(proc.stdout)}
+    assert not {("pkg/_backends/mps/kernels/bare.py", line) for line in silenced} & reported
+
+
+def test_docs_list_every_code() -> None:
+    text = (REPO / "docs" / "errors.md").read_text()
+    for code in errorcodes.ALL_CODES:
+        assert f"## {code.code}" in text, code.code
+
+
+# --- configuration -----------------------------------------------------------------------------
+
+NUMPY_MODULE = """\
+import numpy as np
+
+
+def f() -> None:
+    np.zeros(3)
+"""
+NUMPY_ERROR = (
+    'numpy "zeros" computes on host (numpy) data inside the mps backend (pkg.b); use the torch op on mps '
+    "tensors instead; see docs/errors.md#device-numpy  [device-numpy]"
+)
+
+
+@pytest.mark.parametrize(
+    ("backends", "fragment"),
+    [
+        ('{ "pkg.b" = "gpu" }', "backends.'pkg.b': unknown backend device 'gpu'; use one of cuda, mps, npu, xpu"),
+        ('{ "pkg.b" = 3 }', "backends.'pkg.b': the device must be a string, one of cuda, mps, npu, xpu"),
+        ('{ "pkg" = "mps", "pkg.b" = "cuda" }', "backends.'pkg.b' (cuda) lies inside backends.'pkg' (mps)"),
+        ('{ "pkg.b" = "cpu" }', "unknown backend device 'cpu' (the host is never a backend)"),
+        ('"pkg.b"', "backends must be a table of module prefix -> device"),
+    ],
+)
+def test_malformed_toml_config_is_one_clean_error(tmp_path: Path, backends: str, fragment: str) -> None:
+    write_project(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/b.py": NUMPY_MODULE,
+        "pyproject.toml": f'[tool.mypy]\nplugins = ["device_types_mypy"]\n\n[tool.device_types]\nbackends = {backends}\n',
+    })
+    proc = run_mypy(tmp_path, "-p", "pkg", cache="config")
+    lines = (proc.stdout + proc.stderr).strip().splitlines()
+    assert proc.returncode == 2
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("pyproject.toml: error: [tool.device_types] ")
+    assert lines[0].endswith("  [device-config]")
+    assert fragment in lines[0]
+
+
+def test_malformed_ini_config_is_one_clean_error(tmp_path: Path) -> None:
+    write_project(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/b.py": NUMPY_MODULE,
+        "mypy.ini": "[mypy]\nplugins = device_types_mypy\n\n[device_types]\nbackends = pkg.b = tpu\n",
+    })
+    proc = run_mypy(tmp_path, "-p", "pkg", cache="config")
+    assert proc.returncode == 2
+    assert (proc.stdout + proc.stderr).strip().splitlines() == [
+        "mypy.ini: error: [device_types] backends.'pkg.b': unknown backend device 'tpu'; "
+        "use one of cuda, mps, npu, xpu  [device-config]"
+    ]
+
+
+def test_ini_config_maps_backends(tmp_path: Path) -> None:
+    write_project(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/b.py": NUMPY_MODULE,
+        "pkg/c.py": NUMPY_MODULE,
+        "mypy.ini": "[mypy]\nplugins = device_types_mypy\n\n[device_types]\nbackends =\n    pkg.b = mps\n",
+    })
+    proc = run_mypy(tmp_path, "-p", "pkg", cache="config")
+    assert proc.stdout.splitlines() == [f"pkg/b.py:5: error: {NUMPY_ERROR}"]
+
+
+def test_config_change_invalidates_cached_results(tmp_path: Path) -> None:
+    files = {"pkg/__init__.py": "", "pkg/b.py": NUMPY_MODULE, "pkg/c.py": NUMPY_MODULE}
+    config = '[tool.mypy]\nplugins = ["device_types_mypy"]\n\n[tool.device_types]\nbackends = {{ {} }}\n'
+    write_project(tmp_path, {**files, "pyproject.toml": config.format('"pkg.b" = "mps"')})
+    cache = str(tmp_path / "cache")
+    first = run_mypy(tmp_path, "-p", "pkg", "--cache-dir", cache)
+    assert first.stdout.splitlines() == [f"pkg/b.py:5: error: {NUMPY_ERROR}"]
+    (tmp_path / "pyproject.toml").write_text(config.format('"pkg.c" = "mps"'))
+    second = run_mypy(tmp_path, "-p", "pkg", "--cache-dir", cache)
+    assert second.stdout.splitlines() == [f"pkg/c.py:5: error: {NUMPY_ERROR.replace('(pkg.b)', '(pkg.c)')}"]
+
+
+def test_report_config_data_is_per_module() -> None:
+    from mypy.options import Options
+
+    from device_types_mypy.config import PluginConfig
+
+    options = Options()
+    options.config_file = str(CASES / "pyproject.toml")
+    config = PluginConfig(options)
+    assert config.report_data("pkg._backends.mps.kernels.bare") == ["pkg._backends.mps", "mps"]
+    assert config.report_data("pkg._backends.cuda") == ["pkg._backends.cuda", "cuda"]
+    assert config.report_data("pkg._backends") is None
+    assert config.report_data("pkg._backends.mpsx") is None
+
+
+# --- command line and daemon ---------------------------------------------------------------------
+
+DAEMON_MODULE = """\
+import torch
+
+
+def f(x: torch.Tensor) -> None:
+    x.cpu()
+    x.numpy()
+"""
+READBACK = (
+    '"{m}()" copies tensor data to the host inside the mps backend (pkg.k); keep it on mps and use an '
+    "on-device composite of working ops; see docs/errors.md#device-readback  [device-readback]"
+)
+
+
+@needs_overlay
+def test_dmypy_recheck_after_edit_with_disabled_code(tmp_path: Path) -> None:
+    write_project(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/k.py": DAEMON_MODULE,
+        "pyproject.toml": '[tool.mypy]\nplugins = ["device_types_mypy"]\n\n'
+        '[tool.device_types]\nbackends = { "pkg.k" = "mps" }\n',
+    })
+    dmypy = [sys.executable, "-m", "mypy.dmypy", "--status-file", str(tmp_path / ".dmypy.json")]
+    flags = ["--disable-error-code", "device-cpu-call", "--no-error-summary", "--cache-dir", str(CACHE / "dmypy")]
+
+    def check() -> list[str]:
+        proc = subprocess.run([*dmypy, "check", "pkg"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert "Traceback" not in proc.stdout + proc.stderr
+        return proc.stdout.splitlines()
+
+    start = subprocess.run([*dmypy, "start", "--", *flags], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert start.returncode == 0, start.stderr
+    try:
+        assert check() == [f"pkg/k.py:6: error: {READBACK.format(m='.numpy')}"]
+        (tmp_path / "pkg/k.py").write_text(DAEMON_MODULE.replace("x.numpy()", "x.tolist()\n    x.cpu()"))
+        assert check() == [f"pkg/k.py:6: error: {READBACK.format(m='.tolist')}"]
+        (tmp_path / "pkg/k.py").write_text(DAEMON_MODULE.replace("    x.numpy()\n", ""))
+        assert check() == []
+    finally:
+        subprocess.run([*dmypy, "stop"], cwd=tmp_path, capture_output=True, timeout=60)
