@@ -312,21 +312,21 @@ def _match(docs: str, rows: list[IssueRow], backends: dict[str, BackendCode], co
     by_backend: dict[str, list[IssueRow]] = {}
     for row in rows:
         by_backend.setdefault(row.backend, []).append(row)
-    covered: set[int] = set()
-    for device, code in backends.items():
+    covered: set[int] = set()  # lines of rows that have a marker
+    for device, backend_code in backends.items():
         candidates = by_backend.get(device, [])
-        for found in code.markers:
+        for found in backend_code.markers:
             marker = found.marker
-            row, wanted = _row_for(marker, candidates)
-            if row is None:
+            matched, wanted = _row_for(marker, candidates)
+            if matched is None:
                 findings.append(_missing_row(docs, device, found.path, marker, wanted, rows))
-            elif row.status == "resolved":
+            elif matched.status == "resolved":
                 findings.append(Finding(found.path, marker.line, "audit-stale-marker", (
-                    f"{docs}:{row.line} says {row.op} on {device} is resolved, but this marker is "
+                    f"{docs}:{matched.line} says {matched.op} on {device} is resolved, but this marker is "
                     f"still here; remove the marker and its guard, or set the row back to '{OPEN}'"
                 )))
             else:
-                covered.add(row.line)
+                covered.add(matched.line)
     for row in rows:
         if row.status != "open":
             continue
@@ -373,9 +373,9 @@ def _row_for(marker: Marker, rows: list[IssueRow]) -> tuple[IssueRow | None, str
             if row.op == op:
                 return row, None
     for function in marker.functions:
-        row = _row_for_function(function, rows)
-        if row is not None:
-            return row, None
+        by_function = _row_for_function(function, rows)
+        if by_function is not None:
+            return by_function, None
     for row in sorted(rows, key=lambda r: len(r.op), reverse=True):
         if re.search(rf"(?<!\w){re.escape(row.op)}(?!\w)", issue):
             return row, None

@@ -129,7 +129,7 @@ class _Context:
 
     def __init__(self, tree: ast.Module) -> None:
         self.statements = [n for n in ast.walk(tree) if isinstance(n, ast.stmt)]
-        self.functions_ = [
+        self.functions_: list[ast.stmt] = [
             n for n in self.statements if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
         ]
 
@@ -139,7 +139,7 @@ class _Context:
         if isinstance(guarded, (ast.FunctionDef, ast.AsyncFunctionDef)):
             names.append(guarded.name)
         for function in self._enclosing(comment.line, self.functions_):
-            if function is not guarded:
+            if function is not guarded and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 names.append(function.name)
         return tuple(names)
 
@@ -199,7 +199,7 @@ def _guard_kind(statement: ast.stmt | None) -> str | None:
 
 
 def _start(node: ast.stmt) -> int:
-    decorators = getattr(node, "decorator_list", None) or []
+    decorators: list[ast.expr] = getattr(node, "decorator_list", None) or []
     return min([node.lineno, *(d.lineno for d in decorators)])
 
 

@@ -56,7 +56,7 @@ def locate_backends(root: str, config: Config) -> list[tuple[str, str]]:
     """(device, absolute path) of every backend directory or module file."""
     if config.backends:
         return [(device, _locate_module(root, prefix, device, config)) for prefix, device in config.backends.items()]
-    found = []
+    found: list[tuple[str, str]] = []
     for directory, subdirectories, _ in _walk(root):
         if os.path.basename(directory) == "_backends":
             found.extend(

@@ -105,12 +105,15 @@ def parse_tables(text: str) -> list[Table]:
             and _is_delimiter(delimiter_line, len(split_cells(header_line)))
         ):
             headers = split_cells(header_line)
+            columns, unknown, duplicates = _read_header(headers)
             rows: list[Row] = []
             j = i + 2
             while j < len(lines) and lines[j][0] == lines[j - 1][0] + 1 and _is_row(lines[j][1]):
-                rows.append(_row(lines[j][0], split_cells(lines[j][1]), headers))
+                cells = split_cells(lines[j][1])
+                by_field = {f: cells[index] for f, index in columns.items() if index < len(cells)}
+                rows.append(Row(lines[j][0], by_field, len(cells)))
                 j += 1
-            tables.append(_table(number, headers, rows))
+            tables.append(Table(number, tuple(headers), columns, unknown, duplicates, tuple(rows)))
             i = j
         else:
             i += 1
@@ -142,7 +145,10 @@ def split_cells(line: str) -> list[str]:
     return cells
 
 
-def _table(line: int, headers: list[str], rows: list[Row]) -> Table:
+def _read_header(
+    headers: list[str],
+) -> tuple[dict[str, int], tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """(field -> first column index, unrecognised headers, (field, header) of repeated fields)."""
     columns: dict[str, int] = {}
     unknown: list[str] = []
     duplicates: list[tuple[str, str]] = []
@@ -154,17 +160,7 @@ def _table(line: int, headers: list[str], rows: list[Row]) -> Table:
             duplicates.append((found, header))
         else:
             columns[found] = index
-    # Rows were built against the raw header; re-key them by field now that columns are known.
-    keyed = tuple(
-        Row(r.line, {f: r.cells[str(i)] for f, i in columns.items() if str(i) in r.cells}, r.width)
-        for r in rows
-    )
-    return Table(line, tuple(headers), columns, tuple(unknown), tuple(duplicates), keyed)
-
-
-def _row(line: int, cells: list[str], headers: list[str]) -> Row:
-    # Keyed by column index for now; _table maps indices to fields.
-    return Row(line, {str(i): c for i, c in enumerate(cells[: len(headers)])}, len(cells))
+    return columns, tuple(unknown), tuple(duplicates)
 
 
 def _is_delimiter(line: str, header_width: int) -> bool:
