@@ -5,14 +5,17 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.device-types-installed
+# A "strict" editable install links each source file into build/, so mypy and pyright
+# (which cannot follow import hooks) find the packages; a new or changed file relinks.
+SOURCES := $(shell find device_types mypy_plugin stubs -name '*.py' 2>/dev/null)
 
-.PHONY: demo test audit-demo bench clean
+.PHONY: demo test bench clean
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+$(STAMP): pyproject.toml $(SOURCES)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	$(BIN)/device-types stubs install
+	$(BIN)/python -m pip install --quiet -e '.[dev]' --config-settings editable_mode=strict
+	$(BIN)/device-types stubs install --quiet
 	touch $(STAMP)
 
 demo: $(STAMP)
