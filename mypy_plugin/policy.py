@@ -180,6 +180,8 @@ def check_tensor_method(api: CheckerPluginInterface, call: Call, backend: Backen
         fail_once(api, messages.host_sync(f".{name}", backend), call.context, codes.HOST_SYNC)
     elif name in TARGET_TRANSFERS:
         _check_target(api, call, backend, f'".{name}()"', ("device",))
+        # the arguments name the target (checked above); only the receiver is an operand
+        call = Call(name, call.context, call.receiver, call.receiver_type)
     if name in COPY_INTO and call.receiver is not None:
         if host_origin(api, call.receiver, call.receiver_type) is not None:
             fail_once(
@@ -249,13 +251,18 @@ def _operands(api: CheckerPluginInterface, call: Call) -> list[tuple[Expression,
 def check_operands(api: CheckerPluginInterface, call: Call, backend: Backend) -> None:
     devices: list[str] = []
     for expr, typ in _operands(api, call):
-        if tensor_instance(typ) is None and not isinstance(expr, CallExpr) and not isinstance(expr, NameExpr):
+        if tensor_instance(typ) is None:
             continue
-        origin = host_origin(api, expr, typ) if (tensor_instance(typ) is not None or typ is None) else None
+        device = device_of_type(typ)
+        if device == backend.device and not isinstance(expr, CallExpr):
+            # the common case: an operand already typed on the backend's device
+            if device not in devices:
+                devices.append(device)
+            continue
+        origin = host_origin(api, expr, typ) if device is None or device == "cpu" or isinstance(expr, CallExpr) else None
         if origin is not None:
             fail_once(api, messages.cpu_operand(_op_label(call), origin, backend), call.context, codes.CPU_OPERAND)
             return
-        device = device_of_type(typ) if tensor_instance(typ) is not None else None
         if device is not None and device not in devices:
             devices.append(device)
     if len(devices) > 1:

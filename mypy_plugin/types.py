@@ -56,15 +56,24 @@ def parse_device(text: str) -> str | Invalid | None:
     return Invalid(text)
 
 
+#: TypeInfo fullname -> is a tensor class (an MRO scan, done once per class).
+_TENSOR_CLASSES: dict[str, bool] = {"torch._tensor.Tensor": True, TENSOR_BASE: True}
+#: Classes whose first type argument is the device (no supertype mapping needed).
+_DIRECT = frozenset({"torch._tensor.Tensor", TENSOR_BASE, TORCH_DEVICE})
+
+
 def is_tensor_info(info: TypeInfo) -> bool:
-    return info.has_base(TENSOR_BASE)
+    known = _TENSOR_CLASSES.get(info.fullname)
+    if known is None:
+        known = _TENSOR_CLASSES[info.fullname] = info.has_base(TENSOR_BASE)
+    return known
 
 
 def tensor_instance(typ: Type | None) -> Instance | None:
     if typ is None:
         return None
     p = get_proper_type(typ)
-    if isinstance(p, Instance) and p.type.has_base(TENSOR_BASE):
+    if isinstance(p, Instance) and is_tensor_info(p.type):
         return p
     return None
 
@@ -105,9 +114,11 @@ def device_of_type(typ: Type | None) -> str | Invalid | None:
     if p.last_known_value is not None:
         return device_of_type(p.last_known_value)
     fullname = p.type.fullname
+    if fullname in _DIRECT:
+        return _marker_device(p.args[0]) if p.args else None
     if fullname in MARKER_DEVICE:
         return MARKER_DEVICE[fullname]
-    if p.type.has_base(TENSOR_BASE):
+    if is_tensor_info(p.type):
         return _device_arg_of(p, TENSOR_BASE)
     if p.type.has_base(TORCH_DEVICE):
         return _device_arg_of(p, TORCH_DEVICE)
