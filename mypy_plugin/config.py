@@ -17,7 +17,6 @@ from device_types._devices import DEVICE_BY_TYPE
 from mypy.errors import CompileError
 from mypy.options import Options
 
-from . import messages
 
 MARKER_NAMES: Final = {device: cls.__name__ for device, cls in DEVICE_BY_TYPE.items()}
 
@@ -47,6 +46,8 @@ class PluginConfig:
 
     def raise_if_broken(self) -> None:
         if self.error is not None:
+            from . import messages
+
             raise CompileError([messages.config_error(_as_mypy_error(self.error))], use_stdout=True)
 
     def backend_of(self, module: str) -> Backend | None:

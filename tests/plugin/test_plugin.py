@@ -42,11 +42,14 @@ def overlay_installed() -> bool:
 needs_overlay = pytest.mark.skipif(not overlay_installed(), reason="run `device-types stubs install` first")
 
 
+#: The plugin's own exceptions propagate in tests (in use, a bug degrades to "unknown device").
+ENV = {**os.environ, "MYPY_FORCE_COLOR": "0", "NO_COLOR": "1", "DEVICE_TYPES_MYPY_STRICT": "1"}
+
+
 def run_mypy(cwd: Path, *args: str, cache: str = "main") -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "MYPY_FORCE_COLOR": "0", "NO_COLOR": "1"}
     return subprocess.run(
         [sys.executable, "-m", "mypy", "--no-pretty", "--no-error-summary", "--cache-dir", str(CACHE / cache), *args],
-        cwd=cwd, capture_output=True, text=True, env=env,
+        cwd=cwd, capture_output=True, text=True, env=ENV,
     )
 
 
@@ -252,11 +255,11 @@ def test_dmypy_recheck_after_edit_with_disabled_code(tmp_path: Path) -> None:
     flags = ["--disable-error-code", "device-cpu-call", "--no-error-summary", "--cache-dir", str(CACHE / "dmypy")]
 
     def check() -> list[str]:
-        proc = subprocess.run([*dmypy, "check", "pkg"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        proc = subprocess.run([*dmypy, "check", "pkg"], cwd=tmp_path, capture_output=True, text=True, timeout=300, env=ENV)
         assert "Traceback" not in proc.stdout + proc.stderr
         return proc.stdout.splitlines()
 
-    start = subprocess.run([*dmypy, "start", "--", *flags], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    start = subprocess.run([*dmypy, "start", "--", *flags], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=ENV)
     assert start.returncode == 0, start.stderr
     try:
         assert check() == [f"pkg/k.py:6: error: {READBACK.format(m='.numpy')}"]
@@ -266,3 +269,19 @@ def test_dmypy_recheck_after_edit_with_disabled_code(tmp_path: Path) -> None:
         assert check() == []
     finally:
         subprocess.run([*dmypy, "stop"], cwd=tmp_path, capture_output=True, timeout=60)
+
+
+def test_a_bug_in_a_callback_degrades_to_mypys_type(monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    from device_types_mypy.main import STRICT_ENV, _guarded
+
+    def broken(ctx: object) -> object:
+        raise KeyError("plugin bug")
+
+    ctx = SimpleNamespace(default_return_type="mypy's type")
+    monkeypatch.delenv(STRICT_ENV, raising=False)
+    assert _guarded(broken)(ctx) == "mypy's type"  # type: ignore[arg-type]
+    monkeypatch.setenv(STRICT_ENV, "1")
+    with pytest.raises(KeyError):
+        _guarded(broken)(ctx)  # type: ignore[arg-type]
