@@ -31,7 +31,6 @@ def layer_source() -> str:
         "from typing_extensions import TypeAlias, TypeVar",
         "",
         f"from device_types._devices import Device as Device, {', '.join(f'{m} as {m}' for m in markers.split(', '))}",
-        "from torch._C import TensorBase as TensorBase, device as TorchDevice",
         "",
         "# The device of an op's tensors; unknown (Any) when a tensor is written bare.",
         '_DeviceT = TypeVar("_DeviceT", bound=Device, default=Any)',

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .layer import layer_source
-from .modules import patch_c_module, patch_function_module, patch_return_types, stub_tensor_module
+from .modules import patch_c_module, patch_function_module, patch_return_types, patch_tensor_subclasses, stub_tensor_module
 from .signatures import Op
 
 __all__ = ["Overlay", "OverlayError", "build_overlay", "installed_state", "install", "uninstall", "STAMP"]
@@ -89,7 +89,7 @@ def build_overlay(root: Path | None = None) -> Overlay:
             elif rel == RETURN_TYPES:
                 overlay.files[rel] = patch_return_types(source, origin)
             else:
-                overlay.files[rel] = source
+                overlay.files[rel] = patch_tensor_subclasses(source, origin) or source
         base_members, base_defs = _tensor_base_members(overlay.files[C_MODULE])
         tensor_source = (root / TENSOR_SOURCE).read_text(encoding="utf-8")
         overlay.files["_tensor.pyi"], overlay.ops["_tensor.pyi"] = stub_tensor_module(
@@ -131,7 +131,10 @@ def install(target: Path | None = None) -> tuple[Path, Overlay]:
     target = overlay_dir() if target is None else target
     overlay = build_overlay()
     stamp = {"torch": overlay.torch_version, "generator": generator_fingerprint()}
-    staging = Path(tempfile.mkdtemp(prefix=".torch-stubs-", dir=target.parent))
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=".torch-stubs-", dir=target.parent))
+    except OSError as exc:
+        raise OverlayError(f"cannot write the overlay to {target}: {exc}") from None
     try:
         for rel, text in overlay.files.items():
             path = staging / rel

@@ -102,3 +102,11 @@ def test_cli_usage_errors() -> None:
     assert out.returncode == 2
     assert "unknown command 'frobnicate'" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_cli_install_into_missing_directory_is_one_line(tmp_path: Path) -> None:
+    out = subprocess.run([*CLI, "stubs", "install", "--target", str(tmp_path / "no" / "such" / "torch-stubs")],
+                         capture_output=True, text=True)
+    assert out.returncode == 2
+    assert out.stderr.startswith("device-types: cannot write the overlay to") and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
