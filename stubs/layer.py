@@ -13,9 +13,10 @@ from device_types._devices import DEVICE_BY_TYPE
 
 __all__ = ["INDEXED_NAMES", "layer_source"]
 
-#: ``"cuda:0"`` ... ``"cuda:15"`` are typed by the stubs alone; other indices need the
-#: mypy plugin (they fall back to an unknown device elsewhere).
-INDEXED_NAMES: Final = 16
+#: ``"cuda:0"`` ... ``"cuda:7"`` (one 8-device host) are typed by the stubs alone; other
+#: indices need the mypy plugin (elsewhere they give an unknown device). Each index costs
+#: pyright time on every factory call (a longer literal union in each device overload).
+INDEXED_NAMES: Final = 8
 
 
 def _names(device_type: str) -> list[str]:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from device_types._devices import DEVICE_BY_TYPE
 
 from .annotations import LAYER, is_tensor_ref, mentions_tensor, name, parse_annotation, with_device
-from .signatures import DEVICE_T, OVERLOAD, TARGET_T, TORCH_DEVICE, Op, SignatureRewriter, device_name_literal, marker
+from .signatures import DEVICE_T, OVERLOAD, TARGET_T, TORCH_DEVICE, Op, SignatureRewriter, rank_of
 
 __all__ = [
     "patch_c_module",
@@ -60,11 +60,21 @@ def _is_overload(fn: ast.FunctionDef) -> bool:
 
 def _rewrite_defs(body: list[ast.stmt], rewriter: SignatureRewriter) -> list[ast.stmt]:
     out: list[ast.stmt] = []
+    group: list[ast.FunctionDef] = []  # the variants of one overloaded op so far
+
+    def flush() -> None:
+        out.extend(sorted(group, key=rank_of))
+        group.clear()
+
     for stmt in body:
         if isinstance(stmt, ast.FunctionDef):
-            out.extend(rewriter.rewrite(stmt, overloaded=_is_overload(stmt)))
+            if group and group[0].name != stmt.name:
+                flush()
+            group.extend(rewriter.rewrite(stmt, overloaded=_is_overload(stmt)))
         else:
+            flush()
             out.append(stmt)
+    flush()
     return out
 
 
