@@ -1,0 +1,15 @@
+"""Outside the backends the policy does not apply: host code may use the host."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+
+def to_host(t: torch.Tensor) -> np.ndarray:
+    return t.detach().cpu().numpy()
+
+
+def summary(t: torch.Tensor) -> list[float]:
+    values: list[float] = t.flatten().tolist()
+    return values
