@@ -51,6 +51,9 @@ def shadow_python() -> str:
     return str(python)
 
 
+pytestmark = pytest.mark.usefixtures("fresh_overlay")
+
+
 def mypy(python: str, cache: str) -> list[str]:
     proc = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-pretty", "--python-executable", python,

@@ -34,12 +34,7 @@ MARKER = re.compile(r"  # ([EN]): ")
 OUTPUT = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+): (?P<severity>error|note): (?P<message>.*?)(?:  \[(?P<code>[a-z-]+)\])?$")
 
 
-def overlay_installed() -> bool:
-    proc = subprocess.run([str(BIN / "device-types"), "stubs", "check"], capture_output=True, text=True)
-    return proc.returncode == 0
-
-
-needs_overlay = pytest.mark.skipif(not overlay_installed(), reason="run `device-types stubs install` first")
+needs_overlay = pytest.mark.usefixtures("fresh_overlay")
 
 
 #: The plugin's own exceptions propagate in tests (in use, a bug degrades to "unknown device").
@@ -77,9 +72,7 @@ def parse_output(stdout: str) -> list[tuple[str, int, str, str, str | None]]:
 
 
 @pytest.fixture(scope="session")
-def case_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
-    if not overlay_installed():
-        pytest.skip("run `device-types stubs install` first")
+def case_run(tmp_path_factory: pytest.TempPathFactory, fresh_overlay: None) -> tuple[Path, subprocess.CompletedProcess[str]]:
     root = tmp_path_factory.mktemp("cases")
     shutil.copytree(CASES, root, dirs_exist_ok=True)
     return root, run_mypy(root, "-p", "pkg")
