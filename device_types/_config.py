@@ -47,14 +47,15 @@ class Config:
     #: The file it was read from, or None when no file has a device_types section.
     source: str | None = None
 
+    def backend_prefix_of(self, module: str) -> str | None:
+        """The configured prefix that covers ``module`` (the longest one), if any."""
+        covering = [p for p in self.backends if module == p or module.startswith(p + ".")]
+        return max(covering, key=len, default=None)
+
     def backend_of(self, module: str) -> str | None:
         """Device type of the backend that ``module`` belongs to (longest prefix wins)."""
-        best: str | None = None
-        best_len = -1
-        for prefix, device in self.backends.items():
-            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best_len:
-                best, best_len = device, len(prefix)
-        return best
+        prefix = self.backend_prefix_of(module)
+        return None if prefix is None else self.backends[prefix]
 
 
 def find_config(directory: str = ".") -> str | None:

@@ -15,6 +15,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -47,6 +49,19 @@ def check(name: str, output: str) -> bool:
     return False
 
 
+@contextmanager
+def project_copy() -> Iterator[Path]:
+    """A scratch copy of the example project, to break on purpose."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "candle"
+        shutil.copytree(PROJECT, copy, ignore=shutil.ignore_patterns(".mypy_cache"))
+        yield copy
+
+
+def edit(path: Path, change: Callable[[str], str]) -> None:
+    path.write_text(change(path.read_text()))
+
+
 def main() -> int:
     ok = True
     section("overlay")
@@ -63,11 +78,8 @@ def main() -> int:
     ok &= check("mypy", out)
 
     section("a malformed configuration: one line, no traceback")
-    with tempfile.TemporaryDirectory() as tmp:
-        broken = Path(tmp) / "candle"
-        shutil.copytree(PROJECT, broken, ignore=shutil.ignore_patterns(".mypy_cache"))
-        config = broken / "pyproject.toml"
-        config.write_text(config.read_text().replace('"candle._backends.npu" = "npu"', '"candle._backends.npu" = "gpu"'))
+    with project_copy() as broken:
+        edit(broken / "pyproject.toml", lambda text: text.replace('"candle._backends.npu" = "npu"', '"candle._backends.npu" = "gpu"'))
         code, out = run([sys.executable, "-m", "mypy", "--no-pretty", "--no-error-summary"], broken)
         print(out)
         ok &= check("config", out)
@@ -78,11 +90,11 @@ def main() -> int:
     ok &= check("audit-clean", out)
 
     section("device-types audit after the MPS baddbmm marker was deleted")
-    with tempfile.TemporaryDirectory() as tmp:
-        broken = Path(tmp) / "candle"
-        shutil.copytree(PROJECT, broken, ignore=shutil.ignore_patterns(".mypy_cache"))
-        kernel = broken / "src/candle/_backends/mps/composites.py"
-        kernel.write_text("".join(line for line in kernel.read_text().splitlines(True) if "TODO: re-enable" not in line))
+    with project_copy() as broken:
+        edit(
+            broken / "src/candle/_backends/mps/composites.py",
+            lambda text: "".join(line for line in text.splitlines(True) if "TODO: re-enable" not in line),
+        )
         code, out = run([str(BIN / "device-types"), "audit", "--root", str(broken)], HERE)
         print(out)
         ok &= check("audit-broken", out)

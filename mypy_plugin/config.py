@@ -55,11 +55,8 @@ class PluginConfig:
             return self._cache[module]
         except KeyError:
             pass
-        backend: Backend | None = None
-        best = -1
-        for prefix, device in self.config.backends.items():
-            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
-                backend, best = Backend(prefix, device), len(prefix)
+        prefix = self.config.backend_prefix_of(module)
+        backend = None if prefix is None else Backend(prefix, self.config.backends[prefix])
         self._cache[module] = backend
         return backend
 

@@ -23,24 +23,18 @@ def refine(
 ) -> Type:
     if found is None:
         return default
-    device = device_of_expr(*found)
-    if isinstance(device, Invalid):
-        fail_once(api, messages.unknown_device(str(device), VALID_DEVICES), context, codes.UNKNOWN_DEVICE)
-        return default
-    if device is None:
-        return default
-    marker = marker_instance(getattr(api, "modules", {}), device)
-    if marker is None:
-        return default
-    refined = with_device(default, marker)
-    return default if refined is None else refined
+    return _apply(api, default, device_of_expr(*found), context)
 
 
 def refine_torch_device(api: CheckerPluginInterface, default: Type, first: Expression | None, context: Context) -> Type:
     """``torch.device("npu", 0)`` / ``torch.device("cuda:1")`` -> ``device[NPU]`` / ``device[CUDA]``."""
     if not isinstance(first, StrExpr):
         return default
-    device = parse_device(first.value)
+    return _apply(api, default, parse_device(first.value), context)
+
+
+def _apply(api: CheckerPluginInterface, default: Type, device: str | Invalid | None, context: Context) -> Type:
+    """``default`` with ``device`` written in; an invalid device name is reported once."""
     if isinstance(device, Invalid):
         fail_once(api, messages.unknown_device(str(device), VALID_DEVICES), context, codes.UNKNOWN_DEVICE)
         return default
