@@ -63,7 +63,8 @@ def _rewrite_defs(body: list[ast.stmt], rewriter: SignatureRewriter) -> list[ast
     group: list[ast.FunctionDef] = []  # the variants of one overloaded op so far
 
     def flush() -> None:
-        out.extend(sorted(group, key=rank_of))
+        ordered = sorted(group, key=rank_of)
+        out.extend(ordered)
         group.clear()
 
     for stmt in body:
@@ -240,9 +241,8 @@ def _stub_function(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.FunctionDe
         body=[ast.Expr(value=ast.Constant(value=Ellipsis))],
         decorator_list=[d for d in fn.decorator_list if _decorator_name(d) in _KEPT_DECORATORS],
         returns=parse_annotation(fn.returns),
-        type_comment=None,
-        type_params=[],
     )
+    ast.copy_location(stub, fn)
     params = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
     for index, p in enumerate(params):
         # torch leaves many parameters unannotated; Any (not Unknown) keeps strict modes quiet.
@@ -289,7 +289,7 @@ def _stub_assignment(stmt: ast.Assign | ast.AnnAssign) -> list[ast.stmt]:
         if not isinstance(target, ast.Name):
             continue
         if isinstance(stmt, ast.AnnAssign):
-            annotation = parse_annotation(stmt.annotation)
+            annotation = parse_annotation(stmt.annotation) or name("_dt_Any")
         elif isinstance(stmt.value, ast.Call) and _decorator_name(stmt.value.func) in {"TypeVar", "ParamSpec"}:
             out.append(ast.Assign(targets=[target], value=stmt.value, lineno=0))
             continue
