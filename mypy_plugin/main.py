@@ -18,7 +18,7 @@ from device_types._semantics import (
     READBACKS,
     TARGET_TRANSFERS,
 )
-from mypy.nodes import CallExpr, FuncDef, MemberExpr, MypyFile, OpExpr, TypeInfo
+from mypy.nodes import CallExpr, Context, FuncDef, MemberExpr, MypyFile, OpExpr, TypeInfo
 from mypy.options import Options
 from mypy.plugin import (
     AnalyzeTypeContext,
@@ -47,6 +47,12 @@ class DeviceTypesPlugin(Plugin):
         self._class_kind: dict[str, str | None] = {}
         self._method_hooks: dict[str, Callable[[MethodContext], Type] | None] = {}
         self._function_hooks: dict[str, Callable[[FunctionContext], Type] | None] = {}
+        # Call sites of the module being checked whose policy checks already ran: mypy
+        # calls a hook once per overload item it tries (7 or more for a factory with the
+        # overlay) and the findings concern the call site, not the item. Keyed by node
+        # identity; the nodes are held so that no id is reused while the module lasts.
+        self._policy_module = ""
+        self._policy_done: dict[int, Context] = {}
 
     # --- configuration -------------------------------------------------------------------
 
@@ -61,6 +67,16 @@ class DeviceTypesPlugin(Plugin):
     def _backend(self, api: Any) -> Backend | None:
         tree = getattr(api, "tree", None)
         return self.settings.backend_of(tree.fullname) if tree is not None else None
+
+    def _first_visit(self, api: Any, context: Context) -> bool:
+        """True the first time the policy looks at this call site (see ``_policy_done``)."""
+        module = getattr(getattr(api, "tree", None), "fullname", "")
+        if module != self._policy_module:
+            self._policy_module, self._policy_done = module, {}
+        if id(context) in self._policy_done:
+            return False
+        self._policy_done[id(context)] = context
+        return True
 
     # --- hook lookup -----------------------------------------------------------------------
 
@@ -140,7 +156,7 @@ class DeviceTypesPlugin(Plugin):
         result = ctx.default_return_type
         if refines:
             result = refine.refine(ctx.api, result, _arg(ctx, DEVICE_PARAMETER, "other"), ctx.context)
-        if backend is not None:
+        if backend is not None and self._first_visit(ctx.api, ctx.context):
             call = policy.Call(name, ctx.context, _receiver(ctx.context), ctx.type, _args(ctx))
             policy.check_tensor_method(ctx.api, call, backend)
         return result
@@ -182,7 +198,7 @@ class DeviceTypesPlugin(Plugin):
         result = ctx.default_return_type
         if refines:
             result = refine.refine(ctx.api, result, _arg(ctx, DEVICE_PARAMETER), ctx.context)
-        if backend is not None:
+        if backend is not None and self._first_visit(ctx.api, ctx.context):
             name = fullname.rpartition(".")[2]
             policy.check_function(ctx.api, policy.Call(name, ctx.context, None, None, _args(ctx)), fullname, backend)
         return result
