@@ -7,9 +7,10 @@ call can refine a device (factories with ``device=``, ``.to``).
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from device_types._semantics import (
     DEVICE_PARAMETER,
@@ -30,7 +31,6 @@ from mypy.plugin import (
 from mypy.types import AnyType, CallableType, Instance, Type, TypeOfAny, get_proper_type
 
 from . import errorcodes as codes
-from . import messages, policy, refine
 from .config import Backend, PluginConfig
 from .types import MARKER_DEVICE, TORCH_DEVICE_NAMES, is_tensor_info, tensor_instance
 
@@ -38,6 +38,25 @@ from .types import MARKER_DEVICE, TORCH_DEVICE_NAMES, is_tensor_info, tensor_ins
 RECEIVER_METHODS = frozenset(FIXED_TRANSFERS) | READBACKS | HOST_SYNCS | TARGET_TRANSFERS
 
 _TENSOR, _NUMPY, _OTHER = "tensor", "numpy", None
+
+
+class _ImportedOnFirstUse:
+    """A module imported when first used: a run that finds everything in mypy's cache
+    checks nothing and never pays for the policy, refinement and message modules."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        module = importlib.import_module(self._name)
+        self.__dict__.update(module.__dict__)  # later lookups are plain attributes
+        return getattr(module, attribute)
+
+
+if TYPE_CHECKING:
+    from . import messages, policy, refine
+else:
+    messages, policy, refine = (_ImportedOnFirstUse(f"{__package__}.{name}") for name in ("messages", "policy", "refine"))
 
 
 class DeviceTypesPlugin(Plugin):

@@ -1,10 +1,13 @@
 """Execute the case files against real torch, so the stubs cannot claim a device torch
 would not produce (pyrefly's approach to its torch stubs).
 
-Every case function without an expected-error marker runs under FakeTensorMode, which
-gives real device propagation for cuda/mps/xpu tensors on a CPU-only machine. Arguments
-come from the functions' own annotations (``Tensor[MPS]`` is ``Annotated[torch.Tensor,
-MPS]`` at run time), and ``assert_type`` is replaced by a check of the value's device.
+Every case function without an expected-error marker runs on real tensors where this
+machine has every device it touches (CPU; CUDA on a GPU machine), and otherwise under
+FakeTensorMode, which gives torch's real device propagation for cuda/mps/xpu tensors on
+a CPU-only machine. Arguments come from the functions' own annotations (``Tensor[MPS]``
+is ``Annotated[torch.Tensor, MPS]`` at run time), and ``assert_type`` is replaced by a
+check of the value's device. Needs only torch and device_types (no checker, no overlay),
+so it also runs on the GPU machine: ``PYTHONPATH=. python3 -m pytest tests/typecheck/test_runtime.py``.
 """
 
 from __future__ import annotations
@@ -29,8 +32,10 @@ CASES = Path(__file__).parent / "cases"
 SHAPE = (2, 2, 2)
 #: Parameters used as conditions get boolean tensors.
 CONDITION_NAMES = {"mask", "c", "cond", "condition"}
-#: Fake tensors cannot be copied between devices on a CPU-only build of torch.
-NOT_HERE = "PyTorch is not linked with support for"
+#: What torch says when a device is not on this machine (a real run then falls back to
+#: fake tensors) or cannot take part even in fake mode (a CPU-only build cannot copy fake
+#: tensors between devices: the case is skipped).
+NOT_HERE = ("PyTorch is not linked with support for", "Torch not compiled with", "no CUDA GPUs", "not available")
 
 
 class DeviceAssertionError(AssertionError):
@@ -110,16 +115,28 @@ def _runnable_cases() -> list[Any]:
     return params
 
 
+def _missing_device(exc: BaseException) -> bool:
+    return isinstance(exc, (RuntimeError, AssertionError)) and any(text in str(exc) for text in NOT_HERE)
+
+
 @pytest.mark.parametrize("fn", _runnable_cases())
-def test_case_runs_on_the_devices_it_claims(fn: Callable[..., Any]) -> None:
+def test_case_runs_on_the_devices_it_claims(fn: Callable[..., Any], record_property: Callable[[str, Any], None]) -> None:
+    try:
+        fn(*_arguments(fn))
+        record_property("tensors", "real")
+        return
+    except Exception as exc:
+        if not _missing_device(exc):
+            raise
     with FakeTensorMode(allow_non_fake_inputs=True):
         args = _arguments(fn)
         try:
             fn(*args)
         except RuntimeError as exc:
-            if NOT_HERE in str(exc):
+            if _missing_device(exc):
                 pytest.skip(f"needs a real accelerator to copy between devices: {exc}")
             raise
+    record_property("tensors", "fake")
 
 
 def test_assert_type_check_can_fail() -> None:

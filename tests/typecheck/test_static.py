@@ -10,6 +10,8 @@ import pytest
 
 from .checkers import HERE, RUNNERS, Diagnostic
 
+pytestmark = pytest.mark.usefixtures("fresh_overlay")
+
 CASE_FILES = sorted(p.relative_to(HERE).as_posix() for p in (HERE / "cases").glob("*.py"))
 
 
