@@ -66,11 +66,12 @@ class DeviceTypesPlugin(Plugin):
         self._class_kind: dict[str, str | None] = {}
         self._method_hooks: dict[str, Callable[[MethodContext], Type] | None] = {}
         self._function_hooks: dict[str, Callable[[FunctionContext], Type] | None] = {}
-        # Call sites of the module being checked whose policy checks already ran: mypy
-        # calls a hook once per overload item it tries (7 or more for a factory with the
-        # overlay) and the findings concern the call site, not the item. Keyed by node
-        # identity; the nodes are held so that no id is reused while the module lasts.
-        self._policy_module = ""
+        # The module being checked, its backend, and its call sites whose policy checks
+        # already ran: mypy calls a hook once per overload item it tries (7 or more for a
+        # factory with the overlay) and the findings concern the call site, not the item.
+        # Keyed by node identity; the nodes are held so that no id is reused meanwhile.
+        self._tree: object = None
+        self._tree_backend: Backend | None = None
         self._policy_done: dict[int, Context] = {}
 
     # --- configuration -------------------------------------------------------------------
@@ -84,14 +85,15 @@ class DeviceTypesPlugin(Plugin):
         return []
 
     def _backend(self, api: Any) -> Backend | None:
+        """The backend of the module being checked (None outside backends)."""
         tree = getattr(api, "tree", None)
-        return self.settings.backend_of(tree.fullname) if tree is not None else None
+        if tree is not self._tree:
+            self._tree, self._policy_done = tree, {}
+            self._tree_backend = self.settings.backend_of(tree.fullname) if tree is not None else None
+        return self._tree_backend
 
-    def _first_visit(self, api: Any, context: Context) -> bool:
-        """True the first time the policy looks at this call site (see ``_policy_done``)."""
-        module = getattr(getattr(api, "tree", None), "fullname", "")
-        if module != self._policy_module:
-            self._policy_module, self._policy_done = module, {}
+    def _first_visit(self, context: Context) -> bool:
+        """True the first time the policy looks at this call site of the current module."""
         if id(context) in self._policy_done:
             return False
         self._policy_done[id(context)] = context
@@ -175,7 +177,7 @@ class DeviceTypesPlugin(Plugin):
         result = ctx.default_return_type
         if refines:
             result = refine.refine(ctx.api, result, _arg(ctx, DEVICE_PARAMETER, "other"), ctx.context)
-        if backend is not None and self._first_visit(ctx.api, ctx.context):
+        if backend is not None and self._first_visit(ctx.context):
             call = policy.Call(name, ctx.context, _receiver(ctx.context), ctx.type, _args(ctx))
             policy.check_tensor_method(ctx.api, call, backend)
         return result
@@ -217,7 +219,7 @@ class DeviceTypesPlugin(Plugin):
         result = ctx.default_return_type
         if refines:
             result = refine.refine(ctx.api, result, _arg(ctx, DEVICE_PARAMETER), ctx.context)
-        if backend is not None and self._first_visit(ctx.api, ctx.context):
+        if backend is not None and self._first_visit(ctx.context):
             name = fullname.rpartition(".")[2]
             policy.check_function(ctx.api, policy.Call(name, ctx.context, None, None, _args(ctx)), fullname, backend)
         return result
