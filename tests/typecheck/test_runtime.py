@@ -32,10 +32,35 @@ CASES = Path(__file__).parent / "cases"
 SHAPE = (2, 2, 2)
 #: Parameters used as conditions get boolean tensors.
 CONDITION_NAMES = {"mask", "c", "cond", "condition"}
-#: What torch says when a device is not on this machine (a real run then falls back to
-#: fake tensors) or cannot take part even in fake mode (a CPU-only build cannot copy fake
-#: tensors between devices: the case is skipped).
-NOT_HERE = ("PyTorch is not linked with support for", "Torch not compiled with", "no CUDA GPUs", "not available")
+#: What torch says when this machine cannot hold even a fake tensor of a device: a copy
+#: to a device the build lacks (CPU-only build and cuda, CUDA build and mps), or an index
+#: past the GPUs it has (a CUDA build checks "cuda:1" even in fake mode). Skipped.
+NOT_HERE = ("PyTorch is not linked with support for", "invalid device ordinal")
+#: Device types, indices and markers named in a case function's source.
+DEVICE_TEXT = re.compile(r"""["'](cpu|cuda|mps|npu|xpu)(?::(\d+))?["']|\b(CPU|CUDA|MPS|NPU|XPU)\b""")
+
+
+def _available(device: str, index: int) -> bool:
+    """Whether this machine has a real ``device:index``."""
+    if device == "cpu":
+        return True
+    if device == "cuda":
+        return torch.cuda.is_available() and index < torch.cuda.device_count()
+    if device == "mps":
+        return torch.backends.mps.is_available()
+    if device == "xpu":
+        return hasattr(torch, "xpu") and torch.xpu.is_available() and index < torch.xpu.device_count()
+    return False
+
+
+def _all_real(fn: Callable[..., Any]) -> bool:
+    """Every device the case names, in annotations or literals, is on this machine."""
+    for match in DEVICE_TEXT.finditer(inspect.getsource(fn)):
+        literal, index, marker = match.groups()
+        device = literal or marker.lower()
+        if not _available(device, int(index or 0)):
+            return False
+    return True
 
 
 class DeviceAssertionError(AssertionError):
@@ -115,28 +140,21 @@ def _runnable_cases() -> list[Any]:
     return params
 
 
-def _missing_device(exc: BaseException) -> bool:
-    return isinstance(exc, (RuntimeError, AssertionError)) and any(text in str(exc) for text in NOT_HERE)
-
-
 @pytest.mark.parametrize("fn", _runnable_cases())
 def test_case_runs_on_the_devices_it_claims(fn: Callable[..., Any], record_property: Callable[[str, Any], None]) -> None:
-    try:
-        fn(*_arguments(fn))
+    if _all_real(fn):
         record_property("tensors", "real")
+        fn(*_arguments(fn))
         return
-    except Exception as exc:
-        if not _missing_device(exc):
-            raise
+    record_property("tensors", "fake")
     with FakeTensorMode(allow_non_fake_inputs=True):
         args = _arguments(fn)
         try:
             fn(*args)
-        except RuntimeError as exc:
-            if _missing_device(exc):
-                pytest.skip(f"needs a real accelerator to copy between devices: {exc}")
+        except RuntimeError as exc:  # torch.AcceleratorError is one
+            if any(text in str(exc) for text in NOT_HERE):
+                pytest.skip(f"this machine cannot hold that device, not even fake: {str(exc).splitlines()[0]}")
             raise
-    record_property("tensors", "fake")
 
 
 def test_assert_type_check_can_fail() -> None:
