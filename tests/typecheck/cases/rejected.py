@@ -50,3 +50,7 @@ def cpu_factory_into_device_op(x: Tensor[MPS]) -> None:
 def not_a_device(x: Tensor[int]) -> None:  # type: ignore[type-var]  # pyright: ignore[reportInvalidTypeArguments]
     pass
 
+
+
+def unknown_device_name(x: Tensor["gpu"]) -> None:  # type: ignore[name-defined]  # pyright: ignore[reportUndefinedVariable, reportUnknownParameterType]
+    pass
