@@ -20,12 +20,14 @@ __all__ = [
     "FIXED_TRANSFERS",
     "HOST_FACTORIES",
     "HOST_SYNCS",
+    "NUMPY_BRIDGES",
     "OUTPUT_PARAMETERS",
     "OpKind",
     "READBACKS",
     "TENSOR_DATA_FACTORIES",
     "TARGET_TRANSFERS",
     "classify",
+    "is_like_factory",
 ]
 
 
@@ -86,8 +88,16 @@ HOST_FACTORIES: Final[frozenset[str]] = frozenset({"from_numpy", "frombuffer"})
 #: device but take no part in deciding it (``torch.zeros(3, out=buf)`` is a factory).
 OUTPUT_PARAMETERS: Final[frozenset[str]] = frozenset({"out"})
 
+#: Ops that wrap numpy data as a tensor (host memory by construction).
+NUMPY_BRIDGES: Final[frozenset[str]] = frozenset({"from_numpy"})
+
 #: Name of the parameter that selects a device in factories and transfers.
 DEVICE_PARAMETER: Final = "device"
+
+
+def is_like_factory(name: str) -> bool:
+    """``zeros_like``, ``x.new_zeros``: with no ``device=`` they keep their input's device."""
+    return name.endswith("_like") or name.startswith("new_")
 
 
 def classify(name: str, parameters: list[str], takes_tensor: bool, mentions_tensor: bool) -> OpKind:
@@ -104,7 +114,7 @@ def classify(name: str, parameters: list[str], takes_tensor: bool, mentions_tens
     if name in HOST_FACTORIES:
         return OpKind.CREATE
     if DEVICE_PARAMETER in parameters:
-        if takes_tensor or name.endswith("_like") or name.startswith("new_"):
+        if takes_tensor or is_like_factory(name):
             return OpKind.CREATE_LIKE
         return OpKind.CREATE
     if mentions_tensor:

@@ -15,9 +15,11 @@ from device_types._semantics import (
     DEVICE_PARAMETER,
     FIXED_TRANSFERS,
     HOST_SYNCS,
+    NUMPY_BRIDGES,
     READBACKS,
     TARGET_TRANSFERS,
     TENSOR_DATA_FACTORIES,
+    is_like_factory,
 )
 from mypy.nodes import (
     ARG_POS,
@@ -118,7 +120,7 @@ def _host_call(api: CheckerPluginInterface, call: Expression) -> str | None:
     name = fullname.rpartition(".")[2]
     if DEVICE_PARAMETER not in param_names(callee.node):
         return None
-    if name.endswith("_like") or name.startswith("new_"):
+    if is_like_factory(name):
         return None
     device = _call_device_arg(api, call, positional=None)
     if device == "cpu":
@@ -194,8 +196,8 @@ def check_tensor_method(api: CheckerPluginInterface, call: Call, backend: Backen
 
 def check_function(api: CheckerPluginInterface, call: Call, fullname: str, backend: Backend) -> None:
     name = call.name
-    if name == "from_numpy":
-        fail_once(api, messages.numpy_call('"torch.from_numpy()"', backend), call.context, codes.NUMPY)
+    if name in NUMPY_BRIDGES:
+        fail_once(api, messages.numpy_call(f'"torch.{name}()"', backend), call.context, codes.NUMPY)
         return
     data_param = TENSOR_DATA_FACTORIES.get(name)
     if data_param is not None:
