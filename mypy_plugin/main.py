@@ -72,6 +72,9 @@ class DeviceTypesPlugin(Plugin):
         # Keyed by node identity; the nodes are held so that no id is reused meanwhile.
         self._tree: object = None
         self._tree_backend: Backend | None = None
+        # Modules whose errors mypy does not report (installed packages, torch itself):
+        # nobody reads their types, so they get no refinement either.
+        self._tree_silent = False
         self._policy_done: dict[int, Context] = {}
 
     # --- configuration -------------------------------------------------------------------
@@ -90,6 +93,8 @@ class DeviceTypesPlugin(Plugin):
         if tree is not self._tree:
             self._tree, self._policy_done = tree, {}
             self._tree_backend = self.settings.backend_of(tree.fullname) if tree is not None else None
+            errors = getattr(getattr(api, "msg", None), "errors", None)
+            self._tree_silent = errors is not None and errors.file in errors.ignored_files
         return self._tree_backend
 
     def _first_visit(self, context: Context) -> bool:
@@ -171,7 +176,9 @@ class DeviceTypesPlugin(Plugin):
 
     def _tensor_method(self, name: str, ctx: MethodContext) -> Type:
         backend = self._backend(ctx.api)
-        refines = name in TARGET_TRANSFERS or (name.startswith("new_") and DEVICE_PARAMETER in ctx.callee_arg_names)
+        refines = not self._tree_silent and (
+            name in TARGET_TRANSFERS or (name.startswith("new_") and DEVICE_PARAMETER in ctx.callee_arg_names)
+        )
         if backend is None and not refines:
             return ctx.default_return_type
         result = ctx.default_return_type
@@ -213,7 +220,7 @@ class DeviceTypesPlugin(Plugin):
 
     def _torch_function(self, fullname: str, ctx: FunctionContext) -> Type:
         backend = self._backend(ctx.api)
-        refines = DEVICE_PARAMETER in ctx.callee_arg_names
+        refines = not self._tree_silent and DEVICE_PARAMETER in ctx.callee_arg_names
         if backend is None and not refines:
             return ctx.default_return_type
         result = ctx.default_return_type
@@ -225,6 +232,9 @@ class DeviceTypesPlugin(Plugin):
         return result
 
     def _torch_device(self, ctx: FunctionContext) -> Type:
+        self._backend(ctx.api)
+        if self._tree_silent:
+            return ctx.default_return_type
         first = ctx.args[0][0] if ctx.args and ctx.args[0] else None
         return refine.refine_torch_device(ctx.api, ctx.default_return_type, first, ctx.context)
 
