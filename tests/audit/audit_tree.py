@@ -77,3 +77,15 @@ class Project:
         code = main(["--root", str(self.root), *args])
         captured = self._capsys.readouterr()
         return Outcome(code, captured.out.splitlines(), captured.err)
+
+
+def summary(findings: int, files: int, markers: int, rows: int, backends: str = "mps") -> str:
+    """The audit's closing line for a failed run over one backend file."""
+
+    def n(count: int, noun: str) -> str:
+        return f"{count} {noun}{'' if count == 1 else 's'}"
+
+    return (
+        f"audit failed: {n(findings, 'finding')} in {n(files, 'file')}; checked {n(markers, 'marker')} "
+        f"in 1 backend file ({backends}) against {n(rows, 'row')} of {DOCS}"
+    )

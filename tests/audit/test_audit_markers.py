@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from audit_tree import DOCS, FIRST_ROW, OPEN, RESOLVED, Project, guarded, row
+from audit_tree import DOCS, FIRST_ROW, OPEN, RESOLVED, Project, guarded, row, summary
 
 MPS = "src/candle/_backends/mps/ops.py"
 FORM = "# TODO: re-enable native kernel when <platform> fixes <issue>"
@@ -11,16 +11,6 @@ UNGUARDED = (
     "that switches to the native kernel, inside that branch, above the preserved native 'def', "
     "or on its 'USE_NATIVE_... = False' flag [audit-unguarded-marker]"
 )
-
-
-def summary(findings: int, files: int, markers: int, rows: int, backends: str = "mps") -> str:
-    def n(count: int, noun: str) -> str:
-        return f"{count} {noun}{'' if count == 1 else 's'}"
-
-    return (
-        f"audit failed: {n(findings, 'finding')} in {n(files, 'file')}; checked {n(markers, 'marker')} "
-        f"in 1 backend file ({backends}) against {n(rows, 'row')} of {DOCS}"
-    )
 
 
 def test_marker_without_row_named_by_aten_op(project: Project) -> None:

@@ -2,19 +2,9 @@
 
 from __future__ import annotations
 
-from audit_tree import DOCS, FIRST_ROW, HEADER, OPEN, RESOLVED, Project, guarded, row
+from audit_tree import DOCS, FIRST_ROW, HEADER, OPEN, RESOLVED, Project, guarded, row, summary
 
 MPS = "pkg/_backends/mps/ops.py"
-
-
-def summary(findings: int, markers: int, rows: int, files: int = 1) -> str:
-    def n(count: int, noun: str) -> str:
-        return f"{count} {noun}{'' if count == 1 else 's'}"
-
-    return (
-        f"audit failed: {n(findings, 'finding')} in {n(files, 'file')}; checked {n(markers, 'marker')} "
-        f"in 1 backend file (mps) against {n(rows, 'row')} of {DOCS}"
-    )
 
 
 def test_missing_document(project: Project) -> None:
@@ -26,7 +16,7 @@ def test_missing_document(project: Project) -> None:
         "(one row per known kernel issue) [audit-docs-missing]",
         f"{MPS}:2: no row for aten.baddbmm on mps in {DOCS}; add one with Backend 'mps' and Status "
         f"'{OPEN}' [audit-missing-row]",
-        summary(2, 1, 0, files=2),
+        summary(2, 2, 1, 0),
     ]
     assert outcome.code == 1
 
@@ -37,7 +27,7 @@ def test_document_without_a_table(project: Project) -> None:
     assert project.run().lines == [
         f"{DOCS}:1: no known-issues table; add a markdown table with the columns 'Op name', 'Backend', "
         "'Error description', 'Composite workaround', 'Platform version' and 'Status' [audit-table-missing]",
-        summary(1, 0, 0),
+        summary(1, 1, 0, 0),
     ]
 
 
@@ -62,7 +52,7 @@ def test_only_other_tables_are_named(project: Project) -> None:
         f"{DOCS}:4: no known-issues table; add a markdown table with the columns 'Op name', 'Backend', "
         "'Error description', 'Composite workaround', 'Platform version' and 'Status' (the table at line 4 "
         "has the columns 'Field', 'Meaning'; rename them) [audit-table-missing]",
-        summary(1, 0, 0),
+        summary(1, 1, 0, 0),
     ]
 
 
@@ -82,7 +72,7 @@ def test_unrecognised_column_is_named_with_its_rename(project: Project) -> None:
         f"{DOCS}:4: table has no 'Composite workaround' column; add it (which smaller on-device ops replace "
         "it) [audit-table-missing-column]",
         f"{DOCS}:4: column 'Fix' not recognised; rename it to 'Composite workaround' [audit-table-unknown-column]",
-        summary(2, 1, 1),
+        summary(2, 1, 1, 1),
     ]
 
 
@@ -112,7 +102,7 @@ def test_several_missing_columns_and_a_duplicate(project: Project) -> None:
         "'Composite workaround', 'Platform version' or 'Status' it holds [audit-table-unknown-column]",
         f"{DOCS}:4: column 'Ticket' not recognised; rename it to whichever of 'Error description', "
         "'Composite workaround', 'Platform version' or 'Status' it holds [audit-table-unknown-column]",
-        summary(7, 1, 1),
+        summary(7, 1, 1, 1),
     ]
 
 
@@ -132,7 +122,7 @@ def test_table_without_op_column_suppresses_matching_findings(project: Project) 
     assert project.run().lines == [
         f"{DOCS}:4: table has no 'Op name' column; add it (the op, e.g. aten.baddbmm) [audit-table-missing-column]",
         f"{DOCS}:4: column 'Kernel' not recognised; rename it to 'Op name' [audit-table-unknown-column]",
-        summary(2, 1, 0),
+        summary(2, 1, 1, 0),
     ]
 
 
@@ -148,7 +138,7 @@ def test_ragged_rows(project: Project) -> None:
         f"{DOCS}:{FIRST_ROW + 1}: 'Status' is 'macOS 15.3'; use '{OPEN}' or '{RESOLVED}' [audit-table-bad-status]",
         f"{DOCS}:{FIRST_ROW + 1}: row has 7 cells but the header has 6; remove the extra cells (write a '|' "
         "inside a cell as '\\|') [audit-table-ragged-row]",
-        summary(3, 2, 2),
+        summary(3, 1, 2, 2),
     ]
 
 
@@ -185,7 +175,7 @@ def test_cell_values(project: Project) -> None:
         "baddbmm or `baddbmm` (one row per op) [audit-table-bad-op]",
         f"{DOCS}:{FIRST_ROW + 6}: baddbmm on mps is already listed at line {FIRST_ROW}; keep one row per op "
         "and backend [audit-table-duplicate-row]",
-        summary(8, 1, 2),
+        summary(8, 1, 1, 2),
     ]
 
 
@@ -199,7 +189,7 @@ def test_duplicate_rows_across_tables(project: Project) -> None:
     assert project.run().lines == [
         f"{DOCS}:13: baddbmm on mps is already listed at line 7; keep one row per op and backend "
         "[audit-table-duplicate-row]",
-        summary(1, 1, 1),
+        summary(1, 1, 1, 1),
     ]
 
 
