@@ -189,8 +189,8 @@ class SignatureRewriter:
 
 # Overloads of one op are emitted by rank, all originals' variants interleaved: a call
 # with no device then matches within the first few overloads instead of after every
-# device variant of each earlier original (pyright evaluates overloads in order; this
-# order cut its check time on factory-heavy code by more than half). Variants of
+# device variant of each earlier original (pyright evaluates overloads in order; on 300
+# device-less factory calls this halved the overlay's added check time). Variants of
 # different originals differ in shape, and every variant narrows its own original,
 # which comes last, so the order changes no result.
 RANK_TENSOR_DATA, RANK_NO_DEVICE, RANK_DEVICE_OBJECT, RANK_NAMED, RANK_ORIGINAL = range(5)
