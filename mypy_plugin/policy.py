@@ -42,6 +42,7 @@ from . import messages
 from .config import Backend
 from .report import fail_once
 from .types import (
+    Invalid,
     callee_fullname,
     device_of_expr,
     device_of_type,
@@ -140,14 +141,8 @@ def _call_device_arg(api: CheckerPluginInterface, call: CallExpr, positional: in
     for i, (arg, arg_name) in enumerate(zip(call.args, call.arg_names)):
         if arg_name == DEVICE_PARAMETER or (arg_name is None and i == positional):
             device = device_of_expr(arg, _lookup(api, arg))
-            return device if isinstance(device, str) and not _is_invalid(device) else None
+            return device if isinstance(device, str) and not isinstance(device, Invalid) else None
     return None
-
-
-def _is_invalid(device: str) -> bool:
-    from .types import Invalid
-
-    return isinstance(device, Invalid)
 
 
 def _default_of(api: CheckerPluginInterface, var: Var) -> Expression | None:
@@ -223,7 +218,7 @@ def _check_target(
     if found is None:
         return False
     device = device_of_expr(*found)
-    if device is None or _is_invalid(device):
+    if device is None or isinstance(device, Invalid):
         return False
     if device == "cpu":
         fail_once(api, messages.cpu_target(label, backend), call.context, codes.CPU_TARGET)

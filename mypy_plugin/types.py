@@ -24,7 +24,7 @@ from mypy.nodes import (
     SymbolNode,
     TypeInfo,
 )
-from mypy.types import AnyType, Instance, LiteralType, ProperType, Type, TypeOfAny, get_proper_type
+from mypy.types import Instance, LiteralType, ProperType, Type, get_proper_type
 
 TENSOR_BASE: Final = "torch._C.TensorBase"
 TORCH_DEVICE: Final = "torch._C.device"
@@ -195,5 +195,3 @@ def short_name(expr: Expression) -> str:
         return expr.name
     return "call"
 
-
-ANY: Final = AnyType(TypeOfAny.special_form)

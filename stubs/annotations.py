@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Callable
 
 __all__ = ["LAYER", "is_tensor_ref", "mentions_tensor", "parse_annotation", "with_device", "name"]
@@ -88,7 +89,5 @@ def with_device(node: ast.expr | None, device: Callable[[], ast.expr]) -> ast.ex
 
         def visit_Attribute(self, ref: ast.Attribute) -> ast.AST:
             return self._wrap(ref)
-
-    import copy
 
     return _Rewriter().visit(copy.deepcopy(node))  # type: ignore[no-any-return]

@@ -30,10 +30,6 @@ _PLACEHOLDER: Final = re.compile(r"^<[^>]*>$")
 #: Bytes pre-filter: a file without this cannot hold a marker, so it is never tokenized.
 _MAY_HOLD_MARKER: Final = re.compile(rb"re-?enable", re.IGNORECASE)
 
-#: Statement kinds that keep a native kernel behind a switch.
-GUARD_KINDS: Final = ("if", "try", "def", "flag")
-
-
 @dataclass(frozen=True)
 class Marker:
     line: int

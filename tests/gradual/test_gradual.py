@@ -10,21 +10,21 @@ parameters that torch leaves bare), never add one.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).parent
+from ..checkers import ROOT, Diagnostic, run_mypy, run_pyright
+
+HERE = Path(__file__).resolve().parent
 MODULE = HERE / "realistic_model.py"
-ROOT = HERE.parent.parent
-BIN = Path(sys.executable).parent
 
 
 @cache
@@ -54,34 +54,17 @@ def shadow_python() -> str:
 pytestmark = pytest.mark.usefixtures("fresh_overlay")
 
 
-def mypy(python: str, cache: str) -> list[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-pretty", "--python-executable", python,
-         "--cache-dir", str(ROOT / ".mypy_cache" / cache), str(MODULE)],
-        cwd=ROOT, capture_output=True, text=True,
-    )
-    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
-    return [f"{line.split(':')[1]}: {line.rsplit('[', 1)[-1].rstrip(']')}" for line in proc.stdout.splitlines() if ": error:" in line]
-
-
-def pyright(tool: str, python: str) -> list[str]:
-    proc = subprocess.run(
-        [str(BIN / tool), "--outputjson", "-p", str(HERE / "pyrightconfig.json"), "--pythonpath", python, str(MODULE)],
-        cwd=ROOT, capture_output=True, text=True, env={**os.environ, "NODE_OPTIONS": ""},
-    )
-    report = json.loads(proc.stdout)
-    return [
-        f"{d['range']['start']['line'] + 1}: {d.get('rule', '')}"
-        for d in report["generalDiagnostics"]
-        if d["severity"] == "error"
-    ]
-
-
-CHECKERS = {
-    "mypy": lambda python, tag: mypy(python, f"gradual-{tag}"),
-    "pyright": lambda python, tag: pyright("pyright", python),
-    "basedpyright": lambda python, tag: pyright("basedpyright", python),
+CONFIG = HERE / "pyrightconfig.json"
+CHECKERS: dict[str, Callable[[str, str], list[Diagnostic]]] = {
+    "mypy": lambda python, tag: run_mypy([MODULE], "--strict", python=python, cache=f"gradual-{tag}"),
+    "pyright": lambda python, tag: run_pyright("pyright", [MODULE], config=CONFIG, python=python),
+    "basedpyright": lambda python, tag: run_pyright("basedpyright", [MODULE], config=CONFIG, python=python),
 }
+
+
+def located(diagnostics: list[Diagnostic]) -> list[str]:
+    """``line: code`` for each diagnostic: messages differ with the overlay (types print a device)."""
+    return [f"{d.line}: {d.code}" for d in diagnostics]
 
 
 def known_limit_lines(checker: str) -> set[str]:
@@ -93,8 +76,8 @@ def known_limit_lines(checker: str) -> set[str]:
 
 @pytest.mark.parametrize("checker", sorted(CHECKERS))
 def test_overlay_adds_no_diagnostic_to_bare_tensor_code(checker: str) -> None:
-    with_overlay = CHECKERS[checker](sys.executable, "with")
-    without_overlay = CHECKERS[checker](shadow_python(), "without")
+    with_overlay = located(CHECKERS[checker](sys.executable, "with"))
+    without_overlay = located(CHECKERS[checker](shadow_python(), "without"))
     added = [d for d in with_overlay if d not in without_overlay]
     known = known_limit_lines(checker)
     assert [d for d in added if d.split(":")[0] not in known] == [], f"the overlay adds diagnostics (line: code): {added}"

@@ -4,11 +4,22 @@ reportUnnecessaryTypeIgnoreComment). One run per checker for all case files."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 
 import pytest
 
-from .checkers import HERE, RUNNERS, Diagnostic
+from ..checkers import Diagnostic, run_mypy, run_pyright
+
+HERE = Path(__file__).resolve().parent
+TARGETS = [HERE / "cases", HERE / "canary.py"]
+CONFIG = HERE / "pyrightconfig.json"
+RUNNERS: dict[str, Callable[[], list[Diagnostic]]] = {
+    "mypy": lambda: run_mypy(TARGETS, "--config-file", str(HERE / "mypy.ini"), cache="typecheck"),
+    "pyright": lambda: run_pyright("pyright", TARGETS, config=CONFIG),
+    "basedpyright": lambda: run_pyright("basedpyright", TARGETS, config=CONFIG),
+}
 
 pytestmark = pytest.mark.usefixtures("fresh_overlay")
 
@@ -23,7 +34,7 @@ def diagnostics(checker: str) -> tuple[Diagnostic, ...]:
 @pytest.mark.parametrize("checker", sorted(RUNNERS))
 @pytest.mark.parametrize("case", CASE_FILES)
 def test_case_file_is_clean(checker: str, case: str) -> None:
-    found = [d for d in diagnostics(checker) if d.path == case]
+    found = [d for d in diagnostics(checker) if d.path == HERE / case]
     assert found == [], "\n".join(f"{d.path}:{d.line}: {d.message} [{d.code}]" for d in found)
 
 
@@ -36,5 +47,5 @@ CANARY = {
 
 @pytest.mark.parametrize("checker", sorted(RUNNERS))
 def test_harness_reports_failures(checker: str) -> None:
-    found = [(d.line, d.code) for d in diagnostics(checker) if d.path == "canary.py"]
+    found = [(d.line, d.code) for d in diagnostics(checker) if d.path == HERE / "canary.py"]
     assert found == CANARY[checker]
