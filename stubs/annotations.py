@@ -5,8 +5,9 @@ from __future__ import annotations
 import ast
 import copy
 from collections.abc import Callable
+from typing import overload
 
-__all__ = ["LAYER", "is_tensor_ref", "mentions_tensor", "parse_annotation", "with_device", "name"]
+__all__ = ["LAYER", "DeviceExpr", "is_tensor_ref", "mentions_tensor", "name", "parse_annotation", "with_device"]
 
 #: Module of the overlay's own layer; patched files import from it under ``_dt_`` names.
 LAYER = "torch._device_layer"
@@ -19,6 +20,10 @@ def name(identifier: str) -> ast.Name:
     return ast.Name(id=identifier, ctx=ast.Load())
 
 
+@overload
+def parse_annotation(node: ast.expr) -> ast.expr: ...
+@overload
+def parse_annotation(node: None) -> None: ...
 def parse_annotation(node: ast.expr | None) -> ast.expr | None:
     """Turn a string annotation ("Tensor") into an expression; leave others alone."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -54,14 +59,44 @@ def _is_torch_path(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and _is_torch_path(node.value)
 
 
-def mentions_tensor(node: ast.AST | None) -> bool:
+def mentions_tensor(node: ast.expr | None) -> bool:
     if node is None:
         return False
-    node = parse_annotation(node)  # type: ignore[arg-type]
-    return any(is_tensor_ref(sub) or is_return_type_ref(sub) for sub in ast.walk(node))  # type: ignore[arg-type]
+    return any(is_tensor_ref(sub) or is_return_type_ref(sub) for sub in ast.walk(parse_annotation(node)))
 
 
-def with_device(node: ast.expr | None, device: Callable[[], ast.expr]) -> ast.expr | None:
+#: Builds the device argument to insert (a fresh node each time: AST nodes are not shared).
+DeviceExpr = Callable[[], ast.expr]
+
+
+class _DeviceArgument(ast.NodeTransformer):
+    """Subscripts every bare tensor type with a device; leaves subscripted ones alone."""
+
+    def __init__(self, device: DeviceExpr) -> None:
+        self.device = device
+
+    def visit_Subscript(self, sub: ast.Subscript) -> ast.AST:
+        if not (is_tensor_ref(sub.value) or is_return_type_ref(sub.value)):
+            self.generic_visit(sub)
+        return sub
+
+    def _wrap(self, ref: ast.expr) -> ast.AST:
+        if is_tensor_ref(ref) or is_return_type_ref(ref):
+            return ast.Subscript(value=ref, slice=self.device(), ctx=ast.Load())
+        return ref
+
+    def visit_Name(self, ref: ast.Name) -> ast.AST:
+        return self._wrap(ref)
+
+    def visit_Attribute(self, ref: ast.Attribute) -> ast.AST:
+        return self._wrap(ref)
+
+
+@overload
+def with_device(node: ast.expr, device: DeviceExpr) -> ast.expr: ...
+@overload
+def with_device(node: None, device: DeviceExpr) -> None: ...
+def with_device(node: ast.expr | None, device: DeviceExpr) -> ast.expr | None:
     """A copy of ``node`` in which every bare tensor type gets ``[device()]``.
 
     Already subscripted references (``Tensor[...]``) are left as they are, so the
@@ -69,25 +104,6 @@ def with_device(node: ast.expr | None, device: Callable[[], ast.expr]) -> ast.ex
     """
     if node is None:
         return None
-    node = parse_annotation(node)
-    assert node is not None
-
-    class _Rewriter(ast.NodeTransformer):
-        def visit_Subscript(self, sub: ast.Subscript) -> ast.AST:
-            if is_tensor_ref(sub.value) or is_return_type_ref(sub.value):
-                return sub
-            self.generic_visit(sub)
-            return sub
-
-        def _wrap(self, ref: ast.expr) -> ast.AST:
-            if is_tensor_ref(ref) or is_return_type_ref(ref):
-                return ast.Subscript(value=ref, slice=device(), ctx=ast.Load())
-            return ref
-
-        def visit_Name(self, ref: ast.Name) -> ast.AST:
-            return self._wrap(ref)
-
-        def visit_Attribute(self, ref: ast.Attribute) -> ast.AST:
-            return self._wrap(ref)
-
-    return _Rewriter().visit(copy.deepcopy(node))  # type: ignore[no-any-return]
+    result = _DeviceArgument(device).visit(copy.deepcopy(parse_annotation(node)))
+    assert isinstance(result, ast.expr)
+    return result

@@ -13,6 +13,7 @@ import argparse
 import json
 import sys
 from collections import defaultdict
+from dataclasses import asdict, dataclass
 
 from .overlay import C_MODULE, OverlayError, build_overlay
 from .signatures import Op
@@ -38,25 +39,45 @@ def _by_name(ops: list[Op]) -> tuple[set[str], set[str]]:
     return set(returning), covered
 
 
-def coverage() -> dict[str, dict[str, object]]:
+@dataclass(frozen=True)
+class OpCoverage:
+    total: int
+    covered: int
+    uncovered: list[str]
+    overloads_by_kind: dict[str, int]
+
+    @property
+    def ratio(self) -> float:
+        return self.covered / self.total if self.total else 1.0
+
+    def as_json(self) -> dict[str, object]:
+        return {**asdict(self), "ratio": self.ratio}
+
+
+@dataclass(frozen=True)
+class Report:
+    torch_version: str
+    functions: OpCoverage
+    methods: OpCoverage
+
+    @property
+    def meets_target(self) -> bool:
+        return self.functions.ratio >= TARGET and self.methods.ratio >= TARGET
+
+
+def _measure(ops: list[Op]) -> OpCoverage:
+    total, covered = _by_name(ops)
+    kinds: dict[str, int] = defaultdict(int)
+    for op in ops:
+        if op.returns_tensor and op.name in covered:
+            kinds[op.kind.value] += 1
+    return OpCoverage(len(total), len(covered), sorted(total - covered), dict(sorted(kinds.items())))
+
+
+def coverage() -> Report:
     overlay = build_overlay()
     method_ops = [op for rel in METHODS for op in overlay.ops.get(rel, [])]
-    report: dict[str, dict[str, object]] = {}
-    for label, ops in (("functions", overlay.ops[FUNCTIONS]), ("methods", method_ops)):
-        total, covered = _by_name(ops)
-        kinds: dict[str, int] = defaultdict(int)
-        for op in ops:
-            if op.returns_tensor and op.name in covered:
-                kinds[op.kind.value] += 1
-        report[label] = {
-            "total": len(total),
-            "covered": len(covered),
-            "ratio": len(covered) / len(total) if total else 1.0,
-            "uncovered": sorted(total - covered),
-            "overloads_by_kind": dict(sorted(kinds.items())),
-        }
-    report["torch"] = {"version": overlay.torch_version}
-    return report
+    return Report(overlay.torch_version, _measure(overlay.ops[FUNCTIONS]), _measure(method_ops))
 
 
 def main(argv: list[str]) -> int:
@@ -70,15 +91,16 @@ def main(argv: list[str]) -> int:
         print(f"device-types: {exc}", file=sys.stderr)
         return 2
     if args.format == "json":
-        print(json.dumps(report, indent=2))
+        data = {"functions": report.functions.as_json(), "methods": report.methods.as_json()}
+        print(json.dumps({**data, "torch": {"version": report.torch_version}}, indent=2))
     else:
-        print(f"device-generic coverage for torch {report['torch']['version']} (target {TARGET:.0%}):")
-        for label, title in (("functions", "torch._C._VariableFunctions functions"), ("methods", "Tensor methods and operators")):
-            r = report[label]
-            verdict = "ok" if r["ratio"] >= TARGET else "BELOW TARGET"  # type: ignore[operator]
-            print(f"  {title}: {r['covered']}/{r['total']} = {r['ratio']:.1%}  [{verdict}]")
-            if args.show_uncovered and r["uncovered"]:
-                print("    without a device: " + ", ".join(r["uncovered"]))  # type: ignore[arg-type]
-    ok = all(report[k]["ratio"] >= TARGET for k in ("functions", "methods"))  # type: ignore[operator]
-    return 0 if ok else 1
-
+        print(f"device-generic coverage for torch {report.torch_version} (target {TARGET:.0%}):")
+        for title, part in (
+            ("torch._C._VariableFunctions functions", report.functions),
+            ("Tensor methods and operators", report.methods),
+        ):
+            verdict = "ok" if part.ratio >= TARGET else "BELOW TARGET"
+            print(f"  {title}: {part.covered}/{part.total} = {part.ratio:.1%}  [{verdict}]")
+            if args.show_uncovered and part.uncovered:
+                print("    without a device: " + ", ".join(part.uncovered))
+    return 0 if report.meets_target else 1

@@ -96,7 +96,7 @@ def _generic_tensor_subclasses(module: ast.Module) -> bool:
     changed = False
     for stmt in module.body:
         if isinstance(stmt, ast.ClassDef) and any(is_tensor_ref(b) for b in stmt.bases):
-            stmt.bases = [with_device(b, lambda: name(DEVICE_T)) if is_tensor_ref(b) else b for b in stmt.bases]  # type: ignore[misc]
+            stmt.bases = [with_device(b, lambda: name(DEVICE_T)) if is_tensor_ref(b) else b for b in stmt.bases]
             changed = True
     return changed
 
@@ -140,7 +140,7 @@ def _device_attribute(stmt: ast.stmt) -> ast.stmt:
         if stmt.target.id == "device":
             stmt.annotation = ast.Subscript(value=name(TORCH_DEVICE), slice=name(DEVICE_T), ctx=ast.Load())
         elif mentions_tensor(stmt.annotation):
-            stmt.annotation = with_device(stmt.annotation, lambda: name(DEVICE_T))  # type: ignore[assignment]
+            stmt.annotation = with_device(stmt.annotation, lambda: name(DEVICE_T))
     return stmt
 
 
@@ -173,7 +173,7 @@ def patch_return_types(source: str, origin: str) -> str:
     module = ast.parse(source)
     for stmt in module.body:
         if isinstance(stmt, ast.ClassDef) and any(mentions_tensor(b) for b in stmt.bases):
-            stmt.bases = [with_device(b, lambda: name(DEVICE_T)) for b in stmt.bases]  # type: ignore[misc]
+            stmt.bases = [with_device(b, lambda: name(DEVICE_T)) for b in stmt.bases]
             _make_generic(stmt)
             for member in stmt.body:
                 if isinstance(member, ast.FunctionDef):

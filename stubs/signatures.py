@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import copy
+from functools import partial
 from dataclasses import dataclass, field
 
 from device_types._devices import DEVICE_BY_TYPE
@@ -25,7 +26,7 @@ from device_types._semantics import (
     classify,
 )
 
-from .annotations import mentions_tensor, name, parse_annotation, with_device
+from .annotations import DeviceExpr, mentions_tensor, name, parse_annotation, with_device
 
 __all__ = ["Op", "SignatureRewriter"]
 
@@ -117,7 +118,7 @@ class SignatureRewriter:
         fn.returns = with_device(fn.returns, own_device)
         return [fn]
 
-    def _constrain(self, fn: ast.FunctionDef, params: list[ast.arg], device) -> None:  # type: ignore[no-untyped-def]
+    def _constrain(self, fn: ast.FunctionDef, params: list[ast.arg], device: DeviceExpr) -> None:
         free = ANY_DEVICE_PARAMETERS.get(fn.name, frozenset())
         for p in params:
             if p.arg not in free and p.arg != DEVICE_PARAMETER:
@@ -136,13 +137,15 @@ class SignatureRewriter:
         fn.returns = with_device(fn.returns, lambda: name(DEVICE_T))
         return [fn]
 
-    def _expand_device(self, fn: ast.FunctionDef, none_device, constrain_inputs: bool) -> list[ast.FunctionDef]:  # type: ignore[no-untyped-def]
+    def _expand_device(
+        self, fn: ast.FunctionDef, none_device: DeviceExpr, constrain_inputs: bool
+    ) -> list[ast.FunctionDef]:
         variants: list[ast.FunctionDef] = []
         original = _device_param(fn)
         assert original is not None
         has_default = _default_of(fn, original) is not None
 
-        def variant(annotation: ast.expr, device, rank: int) -> ast.FunctionDef:  # type: ignore[no-untyped-def]
+        def variant(annotation: ast.expr, device: DeviceExpr, rank: int) -> ast.FunctionDef:
             v = _clone(fn, keep_doc=not variants)
             param = _device_param(v)
             assert param is not None
@@ -162,7 +165,7 @@ class SignatureRewriter:
             variants.append(first)
         for device_type in DEVICE_BY_TYPE:
             if not (merged_cpu and device_type == "cpu"):
-                variants.append(variant(device_name_literal(device_type), lambda t=device_type: marker(t), RANK_NAMED))
+                variants.append(variant(device_name_literal(device_type), partial(marker, device_type), RANK_NAMED))
         variants.append(
             variant(
                 ast.Subscript(value=name(TORCH_DEVICE), slice=name(TARGET_T), ctx=ast.Load()),

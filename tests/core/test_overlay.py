@@ -65,9 +65,9 @@ def test_classify(name: str, params: list[str], takes: bool, kind: OpKind) -> No
 
 def test_coverage_meets_target() -> None:
     report = coverage()
-    for label in ("functions", "methods"):
-        assert report[label]["ratio"] >= 0.95, report[label]["uncovered"]
-        assert report[label]["total"] > 400  # the denominators are real, not empty
+    for part in (report.functions, report.methods):
+        assert part.ratio >= 0.95, part.uncovered
+        assert part.total > 400  # the denominators are real, not empty
 
 
 def test_missing_and_stale_overlay_explain_in_one_line(tmp_path: Path) -> None:
