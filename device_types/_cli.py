@@ -16,6 +16,7 @@ commands:
   stubs check      say in one line whether the installed overlay matches torch (exit 1 if not)
   stubs uninstall  remove the overlay
   coverage         report which torch ops have device-generic signatures
+  check            find CPU fallbacks in backend code as it is (untyped, no mypy needed)
   audit            check kernel TODO markers against docs/known-kernel-issues.md
 
 Run 'device-types <command> --help' for a command's options."""
@@ -35,6 +36,10 @@ def main(argv: list[str] | None = None) -> int:
         from device_types_stubs.coverage import main as coverage_main
 
         return coverage_main(rest)
+    if command == "check":
+        from device_types._check import main as check_main
+
+        return check_main(rest)
     if command == "audit":
         from device_types._audit import main as audit_main
 

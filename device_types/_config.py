@@ -21,7 +21,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["Config", "ConfigError", "INI_FILES", "load_config", "find_config"]
+__all__ = ["CheckConfig", "Config", "ConfigError", "INI_FILES", "load_config", "find_config"]
 
 SECTION: Final = "device_types"
 DEFAULT_KNOWN_ISSUES: Final = "docs/known-kernel-issues.md"
@@ -29,11 +29,29 @@ DEFAULT_KNOWN_ISSUES: Final = "docs/known-kernel-issues.md"
 INI_FILES: Final = ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg")
 #: Device types a backend may be mapped to (the host is never a backend).
 BACKEND_DEVICES: Final = tuple(sorted(t for t in DEVICE_BY_TYPE if t != "cpu"))
-KNOWN_KEYS: Final = frozenset({"backends", "known_issues"})
+KNOWN_KEYS: Final = frozenset({"backends", "known_issues", "check"})
+#: Keys of ``[tool.device_types.check]`` (``[device_types.check]`` in INI files).
+CHECK_KEYS: Final = frozenset({"cpu_backends", "readbacks", "uploads", "enable", "disable", "baseline"})
 
 
 class ConfigError(Exception):
     """A malformed ``device_types`` configuration; ``str()`` is the user-facing line."""
+
+
+@dataclass(frozen=True)
+class CheckConfig:
+    """``device-types check`` settings: what the analysis cannot infer, and code selection."""
+
+    #: Module prefixes of CPU backends; empty means "the ``cpu`` sibling of each backend".
+    cpu_backends: tuple[str, ...] = ()
+    #: Dotted callables that return host data of their first argument (declared readbacks).
+    readbacks: tuple[str, ...] = ()
+    #: Dotted callables that upload their first argument to a device (declared uploads).
+    uploads: tuple[str, ...] = ()
+    enable: tuple[str, ...] = ()
+    disable: tuple[str, ...] = ()
+    #: Baseline file used when ``--baseline`` is not given (relative to the project root).
+    baseline: str | None = None
 
 
 @dataclass(frozen=True)
@@ -46,6 +64,7 @@ class Config:
     root: str = "."
     #: The file it was read from, or None when no file has a device_types section.
     source: str | None = None
+    check: CheckConfig = field(default_factory=CheckConfig)
 
     def backend_prefix_of(self, module: str) -> str | None:
         """The configured prefix that covers ``module`` (the longest one), if any."""
@@ -110,7 +129,12 @@ def _read_section(path: str) -> dict[str, Any] | None:
         parser.read(path, encoding="utf-8")
         if not parser.has_section(SECTION):
             return None
-        return {key: _parse_ini_value(path, key, value) for key, value in parser.items(SECTION)}
+        section = {key: _parse_ini_value(path, key, value) for key, value in parser.items(SECTION)}
+        if parser.has_section(f"{SECTION}.check"):
+            section["check"] = {key: [v.strip() for v in value.replace(",", "\n").splitlines() if v.strip()]
+                                if key != "baseline" else value.strip()
+                                for key, value in parser.items(f"{SECTION}.check")}
+        return section
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read the file: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
@@ -174,7 +198,35 @@ def _validate(raw: dict[str, Any], path: str, root: str) -> Config:
     known_issues = raw.get("known_issues", DEFAULT_KNOWN_ISSUES)
     if not isinstance(known_issues, str) or not known_issues.strip():
         raise ConfigError(f"{path}: {where} known_issues must be a path such as {DEFAULT_KNOWN_ISSUES!r}")
-    return Config(backends=backends, known_issues=known_issues.strip(), root=root, source=path)
+    check = _validate_check(raw.get("check", {}), path, where)
+    return Config(backends=backends, known_issues=known_issues.strip(), root=root, source=path, check=check)
+
+
+def _validate_check(raw: Any, path: str, where: str) -> CheckConfig:
+    where = f"{where[:-1]}.check]"
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: {where} must be a table")
+    unknown = sorted(set(raw) - CHECK_KEYS)
+    if unknown:
+        raise ConfigError(f"{path}: {where} unknown key {unknown[0]!r}; known keys: {', '.join(sorted(CHECK_KEYS))}")
+    lists: dict[str, tuple[str, ...]] = {}
+    for key in ("cpu_backends", "readbacks", "uploads", "enable", "disable"):
+        value = raw.get(key, [])
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{path}: {where} {key} must be a list of strings")
+        for item in value:
+            if key in ("enable", "disable"):
+                if not item.startswith("device-"):
+                    raise ConfigError(f"{path}: {where} {key}: {item!r} is not an error code such as 'device-host-sync'")
+            elif not _is_dotted_name(item):
+                raise ConfigError(f"{path}: {where} {key}: {item!r} is not a dotted name such as 'pkg.helpers.to_host'")
+        lists[key] = tuple(value)
+    baseline = raw.get("baseline")
+    if baseline is not None and (not isinstance(baseline, str) or not baseline.strip()):
+        raise ConfigError(f"{path}: {where} baseline must be a file path")
+    return CheckConfig(baseline=baseline, **lists)
 
 
 def _is_dotted_name(name: str) -> bool:

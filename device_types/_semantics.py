@@ -20,6 +20,7 @@ __all__ = [
     "FIXED_TRANSFERS",
     "HOST_FACTORIES",
     "HOST_SYNCS",
+    "METADATA",
     "NUMPY_BRIDGES",
     "OUTPUT_PARAMETERS",
     "OpKind",
@@ -93,6 +94,67 @@ NUMPY_BRIDGES: Final[frozenset[str]] = frozenset({"from_numpy"})
 
 #: Name of the parameter that selects a device in factories and transfers.
 DEVICE_PARAMETER: Final = "device"
+
+#: Tensor (and ndarray) methods and attributes that read metadata, never element data:
+#: calling them on a CPU tensor consumes nothing, and what they return is not tensor data.
+METADATA: Final[frozenset[str]] = frozenset({
+    "numel", "nelement", "size", "dim", "ndim", "ndimension", "shape", "stride", "strides",
+    "storage_offset", "dtype", "device", "layout", "is_contiguous", "element_size", "itemsize",
+    "nbytes", "is_cuda", "is_cpu", "is_mps", "is_meta", "is_sparse", "is_quantized",
+    "is_floating_point", "is_complex", "is_signed", "requires_grad", "names", "get_device",
+    "data_ptr", "flags",
+})
+
+#: Copy ops (both directions) whose implementation moves data between host and device.
+COPY_OPS: Final[frozenset[str]] = frozenset({"copy", "to_copy", "copy_from", "array"})
+
+
+def is_host_copy_op(name: str) -> bool:
+    """A backend function implementing a host<->device copy (``cpu``, ``cuda``, ``to``,
+    ``numpy``, ``item``, ``copy_``, ``to_cpu``...): its host staging is the op itself."""
+    bare = name.strip("_")
+    if bare in FIXED_TRANSFERS or bare in TARGET_TRANSFERS or bare in READBACKS or bare in HOST_SYNCS:
+        return True
+    if bare in COPY_OPS:
+        return True
+    return bare.startswith(("to_", "copy_to_")) and bare.endswith(("cpu", "host", "numpy", "list"))
+
+
+# --- the host side: what untyped backend code computes with ------------------------------
+# ``device-types check`` reads these; they name host libraries, not torch ops.
+
+#: Modules whose functions compute on the host (their results are host data).
+HOST_MODULES: Final[frozenset[str]] = frozenset({
+    "numpy", "scipy", "math", "cmath", "statistics", "random", "itertools", "functools",
+    "operator", "bisect", "heapq",
+})
+
+#: numpy functions that build new array data on the host from metadata alone (shapes,
+#: ranges): uploading what they return is a host-built result. ``empty`` is not one: it
+#: holds no data until something computes into it, and that is what gets tracked.
+HOST_ARRAY_BUILDERS: Final[frozenset[str]] = frozenset({
+    "zeros", "ones", "full", "arange", "linspace", "logspace", "geomspace", "eye",
+    "identity", "tri", "triu_indices", "tril_indices", "indices", "diag_indices", "mgrid", "ogrid",
+})
+
+#: Host random-number modules and generator factories: everything they return is host-built.
+HOST_RNG_MODULES: Final[frozenset[str]] = frozenset({"numpy.random", "random"})
+
+#: numpy functions that answer a question about dtypes or shapes: metadata, never data.
+HOST_METADATA_FUNCTIONS: Final[frozenset[str]] = frozenset({
+    "dtype", "iinfo", "finfo", "issubdtype", "result_type", "promote_types", "can_cast",
+    "isscalar", "ndim", "shape", "size", "broadcast_shapes", "min_scalar_type", "isdtype",
+})
+
+#: Python builtins that compute on host values (their result carries the argument's data).
+HOST_BUILTINS: Final[frozenset[str]] = frozenset({
+    "float", "int", "bool", "complex", "list", "tuple", "sorted", "sum", "min", "max", "abs",
+    "round", "zip", "enumerate", "reversed", "map", "filter", "set", "frozenset", "dict",
+    "any", "all", "divmod", "pow", "bytes", "bytearray", "memoryview", "iter", "next",
+})
+
+#: Builtins that return metadata about a value, never its data.
+METADATA_BUILTINS: Final[frozenset[str]] = frozenset({"len", "isinstance", "type", "id", "hasattr", "callable", "issubclass"})
 
 
 def is_like_factory(name: str) -> bool:

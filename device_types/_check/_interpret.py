@@ -1,0 +1,641 @@
+"""One function, abstractly executed: where host data starts, where it goes.
+
+The walk is path-insensitive (both arms of a branch are taken, loop bodies twice), so a
+host path taken only for some dtypes or chips is seen. Values are sets of origins
+(``_values``); calls into the project are read through callee summaries (``_summary``); the
+host vocabulary comes from ``device_types._semantics``. What the walk records (``Facts``)
+becomes the function's summary and its findings in ``_solver``.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from .. import _semantics as sem
+from . import _codes as codes
+from ._summary import FallbackPath, Summary
+from ._values import EMPTY, Param, ReadOf, Root, Value, is_host, params, roots
+
+__all__ = ["Facts", "FunctionInfo", "Resolver", "interpret"]
+
+_READBACK_NAME = re.compile(r"(^|_)(to_)?numpy($|_)|numpy_view|(^|_)to_(cpu|host)$|(^|_)d2h($|_)|dtoh", re.I)
+_UPLOAD_NAME = re.compile(r"from_numpy|(^|_)h2d($|_)|htod|host_?to_?device|(^|_)upload", re.I)
+_D2H_NAME = re.compile(r"d2h|dtoh|device_?to_?host", re.I)
+_IN_PLACE_HOST = frozenset({"fill", "sort", "put", "itemset", "partition", "resize", "setfield", "__setitem__"})
+_CONTAINER_ADD = frozenset({"append", "extend", "insert", "add", "update", "appendleft", "extendleft"})
+_TRANSFER_METHODS = frozenset(sem.FIXED_TRANSFERS) | sem.TARGET_TRANSFERS
+#: ctypes/numpy views of raw memory: on a device pointer, a read of device data.
+_RAW_MEMORY_READS = frozenset({"from_address", "string_at", "as_array"})
+#: Raw copies into a pointer: host data copied this way lands in (device) memory.
+_RAW_COPIES = frozenset({"memmove", "memcpy", "memcpy_async"})
+
+
+@dataclass(frozen=True)
+class FunctionInfo:
+    module: str
+    qualname: str
+    path: str
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+    class_name: str | None
+    #: Parameter names in call order (``self`` included for methods).
+    params: tuple[str, ...]
+    vararg: str | None
+    kwarg: str | None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.module, self.qualname
+
+    @property
+    def short(self) -> str:
+        return self.qualname.rpartition(".")[2]
+
+
+class Resolver(Protocol):
+    """What the walk asks of the project (``_solver`` answers)."""
+
+    def resolve(self, info: FunctionInfo, scope: dict[str, str], expr: ast.expr) -> str | None:
+        """Dotted name of a callee expression: ``numpy.zeros``, ``pkg.mod.func``, ``pkg.mod.Class.meth``."""
+
+    def function(self, dotted: str) -> FunctionInfo | None: ...
+
+    def summary(self, callee: FunctionInfo) -> Summary: ...
+
+    def is_cpu_backend(self, module: str) -> bool: ...
+
+    def is_backend(self, module: str) -> bool: ...
+
+    def declared(self, dotted: str) -> str | None:
+        """``"readback"`` or ``"upload"`` for callables the configuration declares."""
+
+
+@dataclass
+class Facts:
+    """What one walk found."""
+
+    returned: set = field(default_factory=set)
+    #: Host data uploaded to a device, or written into a tensor through a host view.
+    sunk: list[tuple[Root, str]] = field(default_factory=list)
+    uploaded_params: set[int] = field(default_factory=set)
+    reads_into: set[int] = field(default_factory=set)
+    created: list[Root] = field(default_factory=list)
+    cpu_backend_calls: list[tuple[int, int, str]] = field(default_factory=list)
+    indirect: list[tuple[int, int, FunctionInfo, FallbackPath]] = field(default_factory=list)
+    callees: set[tuple[str, str]] = field(default_factory=set)
+
+
+def interpret(info: FunctionInfo, resolver: Resolver, outer: dict[str, Value] | None = None,
+              outer_scope: dict[str, str] | None = None) -> Facts:
+    walker = _Walker(info, resolver, dict(outer_scope or {}))
+    env: dict[str, Value] = dict(outer or {})
+    for index, name in enumerate(info.params):
+        env[name] = frozenset({Param(index)})
+    if info.vararg:
+        env[info.vararg] = frozenset({Param(len(info.params))})
+    walker.block(info.node.body, env)
+    return walker.facts
+
+
+class _Walker:
+    def __init__(self, info: FunctionInfo, resolver: Resolver, scope: dict[str, str]) -> None:
+        self.info = info
+        self.resolver = resolver
+        self.facts = Facts()
+        #: local imports and nested defs: name -> dotted target
+        self.scope = scope
+        self._root_ids: dict[tuple[int, int, str], Root] = {}
+
+    # --- statements ----------------------------------------------------------------------
+
+    def block(self, body: Iterable[ast.stmt], env: dict[str, Value]) -> None:
+        for stmt in body:
+            self.stmt(stmt, env)
+
+    def stmt(self, node: ast.stmt, env: dict[str, Value]) -> None:
+        if isinstance(node, ast.Assign):
+            value = self.expr(node.value, env)
+            for target in node.targets:
+                self.assign(target, value, env)
+        elif isinstance(node, ast.AnnAssign):
+            if node.value is not None:
+                self.assign(node.target, self.expr(node.value, env), env)
+        elif isinstance(node, ast.AugAssign):
+            value = self.expr(node.value, env)
+            current = self.expr(node.target, env)
+            self.write_into(current, node.target, "an in-place update")
+            self.assign(node.target, current | value, env, augment=True)
+        elif isinstance(node, ast.Return):
+            if node.value is not None:
+                self.facts.returned |= self.expr(node.value, env)
+        elif isinstance(node, ast.Expr):
+            self.expr(node.value, env)
+        elif isinstance(node, (ast.If, ast.While)):
+            self.control(self.expr(node.test, env))
+            branches = [node.body, node.orelse]
+            if isinstance(node, ast.While):
+                branches = [node.body, node.body, node.orelse]
+            self.branches(branches, env)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            items = self.expr(node.iter, env)
+            self.assign(node.target, items, env)
+            self.branches([node.body, node.body, node.orelse], env)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                value = self.expr(item.context_expr, env)
+                if item.optional_vars is not None:
+                    self.assign(item.optional_vars, value, env)
+            self.block(node.body, env)
+        elif isinstance(node, ast.Try) or node.__class__.__name__ == "TryStar":
+            self.block(node.body, env)  # type: ignore[attr-defined]
+            arms = [h.body for h in node.handlers] + [node.orelse]  # type: ignore[attr-defined]
+            self.branches(arms, env)
+            self.block(node.finalbody, env)  # type: ignore[attr-defined]
+        elif isinstance(node, (ast.Raise, ast.Assert)):
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.control(self.expr(child, env))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            self.local_import(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            self.scope[node.name] = f"{self.info.module}.{self.info.qualname}.<locals>.{node.name}"
+            env.pop(node.name, None)
+        elif isinstance(node, ast.Match):
+            self.expr(node.subject, env)
+            self.branches([case.body for case in node.cases] + [[]], env)
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    env.pop(target.id, None)
+
+    def branches(self, arms: list[list[ast.stmt]], env: dict[str, Value]) -> None:
+        results = []
+        for arm in arms:
+            branch_env = dict(env)
+            self.block(arm, branch_env)
+            results.append(branch_env)
+        for branch_env in results:
+            for name, value in branch_env.items():
+                env[name] = env.get(name, EMPTY) | value
+
+    def assign(self, target: ast.expr, value: Value, env: dict[str, Value], augment: bool = False) -> None:
+        if isinstance(target, ast.Name):
+            env[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self.assign(element.value if isinstance(element, ast.Starred) else element, value, env)
+        elif isinstance(target, ast.Subscript):
+            container = self.expr(target.value, env)
+            self.expr(target.slice, env)
+            if not augment:
+                self.write_into(container, target, "an element write")
+            base = _base_name(target.value)
+            if base is not None and value:
+                env[base] = env.get(base, EMPTY) | value
+        elif isinstance(target, ast.Attribute):
+            self.expr(target.value, env)
+        elif isinstance(target, ast.Starred):
+            self.assign(target.value, value, env)
+
+    def local_import(self, node: ast.Import | ast.ImportFrom) -> None:
+        from ._project import import_bindings
+
+        module = _ModuleView(self.info.module, self.info.path.endswith("__init__.py"))
+        for local, dotted in import_bindings(module, node):  # type: ignore[arg-type]
+            self.scope[local] = dotted
+
+    # --- sinks and uses ------------------------------------------------------------------
+
+    def sink(self, value: Value, how: str) -> None:
+        for root in roots(value):
+            self.facts.sunk.append((root, how))
+        self.facts.uploaded_params |= params(value)
+
+    def write_into(self, container: Value, node: ast.AST, how: str) -> None:
+        """A write into host data: when that data is a view of a device tensor, it is the tensor."""
+        read = [r for r in roots(container) if r.kind == "read"]
+        for root in read:
+            self.facts.sunk.append((root, "writes into the tensor through a host view"))
+
+    def control(self, value: Value) -> None:
+        """Host data that only decides control flow: a host sync, not a fallback (a read
+        root that reaches no sink is reported as one in ``_solver``)."""
+
+    # --- expressions ---------------------------------------------------------------------
+
+    def expr(self, node: ast.expr | None, env: dict[str, Value]) -> Value:
+        if node is None:
+            return EMPTY
+        method = getattr(self, f"expr_{node.__class__.__name__}", None)
+        if method is not None:
+            return method(node, env)  # type: ignore[no-any-return]
+        value: Value = EMPTY
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                value = value | self.expr(child, env)
+        return value
+
+    def expr_Name(self, node: ast.Name, env: dict[str, Value]) -> Value:
+        return env.get(node.id, EMPTY)
+
+    def expr_Constant(self, node: ast.Constant, env: dict[str, Value]) -> Value:
+        return EMPTY
+
+    def expr_JoinedStr(self, node: ast.JoinedStr, env: dict[str, Value]) -> Value:
+        for child in ast.walk(node):
+            if isinstance(child, ast.Call):
+                self.expr(child, env)
+        return EMPTY
+
+    def expr_Lambda(self, node: ast.Lambda, env: dict[str, Value]) -> Value:
+        return EMPTY
+
+    def expr_Attribute(self, node: ast.Attribute, env: dict[str, Value]) -> Value:
+        value = self.expr(node.value, env)
+        return EMPTY if node.attr in sem.METADATA else value
+
+    def expr_Compare(self, node: ast.Compare, env: dict[str, Value]) -> Value:
+        value = self.expr(node.left, env)
+        for comparator in node.comparators:
+            value = value | self.expr(comparator, env)
+        if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
+            return EMPTY
+        return value
+
+    def expr_NamedExpr(self, node: ast.NamedExpr, env: dict[str, Value]) -> Value:
+        value = self.expr(node.value, env)
+        self.assign(node.target, value, env)
+        return value
+
+    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp,
+                       env: dict[str, Value], elements: list[ast.expr]) -> Value:
+        inner = dict(env)
+        for generator in node.generators:
+            self.assign(generator.target, self.expr(generator.iter, inner), inner)
+            for condition in generator.ifs:
+                self.control(self.expr(condition, inner))
+        value: Value = EMPTY
+        for element in elements:
+            value = value | self.expr(element, inner)
+        return value
+
+    def expr_ListComp(self, node: ast.ListComp, env: dict[str, Value]) -> Value:
+        return self._comprehension(node, env, [node.elt])
+
+    expr_SetComp = expr_ListComp
+    expr_GeneratorExp = expr_ListComp
+
+    def expr_DictComp(self, node: ast.DictComp, env: dict[str, Value]) -> Value:
+        return self._comprehension(node, env, [node.key, node.value])
+
+    def expr_Call(self, node: ast.Call, env: dict[str, Value]) -> Value:
+        args = [self.expr(a.value if isinstance(a, ast.Starred) else a, env) for a in node.args]
+        kwargs = {k.arg: self.expr(k.value, env) for k in node.keywords}
+        all_args: Value = EMPTY
+        for value in (*args, *kwargs.values()):
+            all_args = all_args | value
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            dotted = self.resolver.resolve(self.info, self.scope, func)
+            if dotted is None:
+                receiver = self.expr(func.value, env)
+                return self.method_call(node, func, receiver, args, kwargs, all_args, env)
+            return self.named_call(node, dotted, args, kwargs, all_args, env, receiver=func.value)
+        if isinstance(func, ast.Name):
+            dotted = self.resolver.resolve(self.info, self.scope, func)
+            if dotted is None:
+                if func.id in env:  # a local callable value: unknown
+                    return self.unknown_call(node, func.id, all_args, kwargs, args)
+                return self.builtin_call(node, func.id, args, all_args, kwargs)
+            return self.named_call(node, dotted, args, kwargs, all_args, env)
+        callee = self.expr(func, env)
+        return self.unknown_call(node, "", all_args | callee, kwargs, args)
+
+    # --- calls -----------------------------------------------------------------------------
+
+    def method_call(self, node: ast.Call, func: ast.Attribute, receiver: Value, args: list[Value],
+                    kwargs: dict[str | None, Value], all_args: Value, env: dict[str, Value]) -> Value:
+        name = func.attr
+        if name in sem.METADATA:
+            return EMPTY
+        if name in _RAW_MEMORY_READS:
+            return self.readback(node, EMPTY, f'"{name}()" (raw memory read)', codes.READBACK)
+        if name in _TRANSFER_METHODS:
+            return self.transfer(node, func, receiver, name)
+        if name in sem.READBACKS or name in sem.HOST_SYNCS or _READBACK_NAME.search(name):
+            if is_host(receiver):
+                return receiver | all_args
+            return self.readback(node, receiver, f'".{name}()"', codes.READBACK)
+        if is_host(receiver) or _is_rng(receiver):
+            if name in _IN_PLACE_HOST:
+                self.write_into(receiver, node, f'".{name}()"')
+            if name in _CONTAINER_ADD:
+                base = _base_name(func.value)
+                if base is not None:
+                    env[base] = env.get(base, EMPTY) | all_args
+            self.out_argument(kwargs)
+            return receiver | all_args
+        if name in _CONTAINER_ADD:
+            base = _base_name(func.value)
+            if base is not None:
+                env[base] = env.get(base, EMPTY) | all_args
+            return EMPTY
+        if name in {"copy", "astype", "reshape", "view", "ravel", "flatten", "transpose", "squeeze",
+                    "copy_", "clone", "contiguous", "detach", "get", "pop", "items", "values", "keys"}:
+            return receiver
+        return self.unknown_call(node, name, all_args | receiver, kwargs, args)
+
+    def transfer(self, node: ast.Call, func: ast.Attribute, receiver: Value, name: str) -> Value:
+        target = sem.FIXED_TRANSFERS.get(name)
+        if name in sem.TARGET_TRANSFERS:
+            target = _literal_device(node)
+        if target == "cpu":
+            if is_host(receiver):
+                return receiver
+            code = codes.CPU_CALL if name in sem.FIXED_TRANSFERS else codes.CPU_TARGET
+            shown = f'".{name}()"' if name in sem.FIXED_TRANSFERS else f'".{name}(\\"cpu\\")"'.replace("\\", "")
+            return self.readback(node, receiver, shown, code)
+        if is_host(receiver) or params(receiver):
+            self.sink(receiver, f'uploaded with ".{name}()"')
+        return EMPTY
+
+    def readback(self, node: ast.AST, receiver: Value, what: str, code: str,
+                 chain: tuple[str, ...] = (), origin: str = "") -> Value:
+        param_indices = params(receiver)
+        key = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0), what)
+        root = self._root_ids.get(key)
+        if root is None:
+            root = Root("read", code, what, self.info.path, key[0], key[1], chain, origin,
+                        min(param_indices) if param_indices else None)
+            self._root_ids[key] = root
+            self.facts.created.append(root)
+        value: Value = frozenset({root})
+        for index in param_indices:
+            value = value | frozenset({ReadOf(index)})
+        return value
+
+    def built(self, node: ast.AST, what: str, chain: tuple[str, ...] = (), origin: str = "") -> Value:
+        key = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0), what)
+        root = self._root_ids.get(key)
+        if root is None:
+            root = Root("built", codes.NUMPY, what, self.info.path, key[0], key[1], chain, origin)
+            self._root_ids[key] = root
+        return frozenset({root})
+
+    def out_argument(self, kwargs: dict[str | None, Value]) -> None:
+        out = kwargs.get("out")
+        if out is not None:
+            self.write_into(out, None, "out=")  # type: ignore[arg-type]
+
+    def named_call(self, node: ast.Call, dotted: str, args: list[Value], kwargs: dict[str | None, Value],
+                   all_args: Value, env: dict[str, Value], receiver: ast.expr | None = None) -> Value:
+        declared = self.resolver.declared(dotted)
+        head, _, last = dotted.rpartition(".")
+        if declared == "readback":
+            first = args[0] if args else EMPTY
+            return first if is_host(first) else self.readback(node, first, _shown(node), codes.READBACK)
+        if declared == "upload":
+            self.sink(args[0] if args else all_args, f'uploaded with "{last}()"')
+            return EMPTY
+        callee = self.resolver.function(dotted)
+        if callee is not None:
+            return self.project_call(node, callee, args, kwargs, env, receiver)
+        top = dotted.partition(".")[0]
+        if _D2H_NAME.search(dotted) or any(_D2H_NAME.search(_text(a)) for a in node.args):
+            return self.d2h(node, dotted, env)
+        if _UPLOAD_NAME.search(last):
+            self.sink(all_args, f'uploaded with "{last}()"')
+            return EMPTY
+        if last in _RAW_COPIES:
+            for value in args[1:]:
+                self.sink(value, f'copied to device memory with "{last}()"')
+            return EMPTY
+        if top in sem.HOST_MODULES:
+            return self.host_library_call(node, dotted, last, args, all_args, kwargs)
+        if top == "torch" or top == "ctypes":
+            if last in sem.TENSOR_DATA_FACTORIES or last in sem.HOST_FACTORIES:
+                if _targets_device(node):
+                    self.sink(all_args, f'uploaded with "{last}()"')
+                return all_args if not _targets_device(node) else EMPTY
+            if last in _RAW_MEMORY_READS:
+                return self.readback(node, EMPTY, f'"{last}()" (raw memory read)', codes.READBACK)
+            return all_args if is_host(all_args) else EMPTY
+        if _READBACK_NAME.search(last) and "dtype" not in last.lower():
+            first = args[0] if args else EMPTY
+            if is_host(first):
+                return first
+            return self.readback(node, first, _shown(node), codes.READBACK)
+        return self.unknown_call(node, last, all_args, kwargs, args)
+
+    def host_library_call(self, node: ast.Call, dotted: str, last: str, args: list[Value], all_args: Value,
+                          kwargs: dict[str | None, Value]) -> Value:
+        module = dotted.rpartition(".")[0]
+        if last in sem.HOST_METADATA_FUNCTIONS and module.partition(".")[0] == "numpy":
+            return EMPTY
+        self.out_argument(kwargs)
+        if last == "copyto" and args:
+            self.write_into(args[0], node, '"copyto()"')
+        if any(module == m or module.startswith(m + ".") for m in sem.HOST_RNG_MODULES) or dotted in sem.HOST_RNG_MODULES:
+            return all_args | self.built(node, f'host RNG "{_short_dotted(dotted)}()"')
+        if module.partition(".")[0] == "numpy" and last in sem.HOST_ARRAY_BUILDERS:
+            return all_args | self.built(node, f'numpy "{last}()"')
+        return all_args
+
+    def d2h(self, node: ast.Call, dotted: str, env: dict[str, Value]) -> Value:
+        """A device-to-host memcpy: its destination (first argument) now holds device data."""
+        short = dotted.rpartition(".")[2]
+        value = self.readback(node, EMPTY, f'"{short}()" (device-to-host copy)', codes.READBACK)
+        if node.args:
+            base = _base_name(node.args[0])
+            if base is not None:
+                current = env.get(base, EMPTY)
+                for index in params(current):
+                    self.facts.reads_into.add(index)
+                env[base] = current | value
+        return value
+
+    def project_call(self, node: ast.Call, callee: FunctionInfo, args: list[Value], kwargs: dict[str | None, Value],
+                     env: dict[str, Value], receiver: ast.expr | None) -> Value:
+        self.facts.callees.add(callee.key)
+        if _targets_device(node):
+            for value in (*args, *kwargs.values()):
+                self.sink(value, f'uploaded by "{callee.short}()"')
+        if self.resolver.is_cpu_backend(callee.module):
+            self.facts.cpu_backend_calls.append((node.lineno, node.col_offset, callee.qualname))
+        summary = self.resolver.summary(callee)
+        if summary.falls_back and summary.fallback is not None and self.resolver.is_backend(callee.module):
+            self.facts.indirect.append((node.lineno, node.col_offset, callee, summary.fallback))
+        bound = _bind(callee, node, args, kwargs, receiver, env, self)
+        result: Value = EMPTY
+        label = _shown(node)
+        for index in summary.returns_read_of:
+            arg = bound.get(index, EMPTY)
+            if is_host(arg):
+                result = result | arg
+            else:
+                result = result | self.readback(node, arg, label, codes.READBACK, (callee.qualname,))
+        for index in summary.returns_param:
+            result = result | bound.get(index, EMPTY)
+        for inner in summary.returned_roots:
+            result = result | self._reroot(node, callee, inner)
+        for index in summary.uploads:
+            self.sink(bound.get(index, EMPTY), f'uploaded by "{callee.short}()"')
+        for index in summary.reads_into:
+            arg_node = _argument_node(callee, node, index)
+            base = _base_name(arg_node) if arg_node is not None else None
+            if base is not None:
+                current = env.get(base, EMPTY)
+                self.facts.reads_into |= params(current)
+                env[base] = current | self.readback(node, EMPTY, f'{label} (device-to-host copy)', codes.READBACK,
+                                                     (callee.qualname,))
+        return result
+
+    def _reroot(self, node: ast.Call, callee: FunctionInfo, inner: Root) -> Value:
+        origin = inner.origin or f"{inner.path}:{inner.line} {inner.what}"
+        chain = (callee.qualname, *inner.chain)
+        what = _shown(node)
+        if inner.kind == "read":
+            return self.readback(node, EMPTY, what, inner.code, chain, origin)
+        return self.built(node, what, chain, origin)
+
+    def builtin_call(self, node: ast.Call, name: str, args: list[Value], all_args: Value,
+                     kwargs: dict[str | None, Value]) -> Value:
+        if name in sem.METADATA_BUILTINS:
+            return EMPTY
+        if name in sem.HOST_BUILTINS:
+            return all_args
+        if name == "range":
+            self.control(all_args)
+            return EMPTY
+        if name in ("print", "repr", "str", "format", "hash", "getattr", "setattr", "super", "object", "vars",
+                    "locals", "globals", "open"):
+            return EMPTY
+        return self.unknown_call(node, name, all_args, kwargs, args)
+
+    def unknown_call(self, node: ast.Call, name: str, all_args: Value, kwargs: dict[str | None, Value],
+                     args: list[Value]) -> Value:
+        """A callee we cannot see: a device kernel, unless it names a device as its target."""
+        if _targets_device(node) or _UPLOAD_NAME.search(name):
+            self.sink(all_args, f'uploaded by "{name}()"' if name else "uploaded")
+            return EMPTY
+        self.control(all_args)
+        return EMPTY
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _ModuleView:
+    name: str
+    is_package: bool
+
+
+def _shown(node: ast.expr, limit: int = 48) -> str:
+    """The call as written, quoted and shortened: ``"_to_numpy(a)"``."""
+    try:
+        text = ast.unparse(node)
+    except (ValueError, RecursionError):  # pragma: no cover - unparse of a parsed tree
+        text = "call"
+    text = " ".join(text.split())
+    return f'"{text if len(text) <= limit else text[: limit - 3] + "..."}"'
+
+
+def _short_dotted(dotted: str) -> str:
+    parts = dotted.split(".")
+    return ".".join(parts[-2:]) if len(parts) > 1 else dotted
+
+
+def _is_rng(value: Value) -> bool:
+    return any(isinstance(r, Root) and r.kind == "built" and "RNG" in r.what for r in value)
+
+
+def _base_name(node: ast.AST | None) -> str | None:
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _text(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
+
+
+def _is_cpu_literal(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value == "cpu" or node.value.startswith("cpu:")
+    if isinstance(node, ast.Call) and node.args:
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name.lower() == "device":
+            return _is_cpu_literal(node.args[0])
+    return False
+
+
+def _literal_device(node: ast.Call) -> str | None:
+    """The device a ``.to(...)`` call names, when it is written out; None otherwise."""
+    candidates = [k.value for k in node.keywords if k.arg == sem.DEVICE_PARAMETER] + list(node.args[:1])
+    for candidate in candidates:
+        if _is_cpu_literal(candidate):
+            return "cpu"
+    return None
+
+
+def _targets_device(node: ast.Call) -> bool:
+    """The call names a device as its target (``device=...``, ``x.device``): it creates there."""
+    for keyword in node.keywords:
+        if keyword.arg == sem.DEVICE_PARAMETER:
+            return not _is_cpu_literal(keyword.value)
+    for arg in node.args:
+        if isinstance(arg, ast.Attribute) and arg.attr == sem.DEVICE_PARAMETER:
+            return True
+        if isinstance(arg, ast.Name) and arg.id == sem.DEVICE_PARAMETER:
+            return True
+    return False
+
+
+def _argument_node(callee: FunctionInfo, node: ast.Call, index: int) -> ast.expr | None:
+    offset = 1 if callee.class_name is not None and isinstance(node.func, ast.Attribute) else 0
+    position = index - offset
+    if 0 <= position < len(node.args):
+        return node.args[position]
+    if index < len(callee.params):
+        for keyword in node.keywords:
+            if keyword.arg == callee.params[index]:
+                return keyword.value
+    return None
+
+
+def _bind(callee: FunctionInfo, node: ast.Call, args: list[Value], kwargs: dict[str | None, Value],
+          receiver: ast.expr | None, env: dict[str, Value], walker: _Walker) -> dict[int, Value]:
+    """Argument values by the callee's parameter index."""
+    bound: dict[int, Value] = {}
+    offset = 0
+    if callee.class_name is not None and receiver is not None and callee.params:
+        first = callee.params[0]
+        if first in ("self", "cls"):
+            bound[0] = walker.expr(receiver, env) if not _is_class_ref(receiver) else EMPTY
+            offset = 1
+    for position, value in enumerate(args):
+        index = position + offset
+        if index < len(callee.params):
+            bound[index] = bound.get(index, EMPTY) | value
+        elif callee.vararg is not None:
+            vararg = len(callee.params)
+            bound[vararg] = bound.get(vararg, EMPTY) | value
+    for name, value in kwargs.items():
+        if name in callee.params:
+            index = callee.params.index(name)
+            bound[index] = bound.get(index, EMPTY) | value
+    return bound
+
+
+def _is_class_ref(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id[:1].isupper()
+

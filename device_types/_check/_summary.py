@@ -1,0 +1,41 @@
+"""Function summaries: what a call of a function does with host data, seen from its caller."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ._values import Root
+
+__all__ = ["Summary", "FallbackPath"]
+
+
+@dataclass(frozen=True)
+class FallbackPath:
+    """Why a backend function falls back: its root and the helpers on the way."""
+
+    code: str
+    what: str
+    path: str
+    line: int
+    #: Functions from this one down to the one holding the root (qualified names).
+    chain: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Summary:
+    #: Parameters whose device data the function reads back and returns as host data.
+    returns_read_of: frozenset[int] = frozenset()
+    #: Parameters whose (host) data flows into the return value.
+    returns_param: frozenset[int] = frozenset()
+    #: Host data made inside the function (or its helpers) that it returns.
+    returned_roots: frozenset[Root] = frozenset()
+    #: Parameters whose host data the function uploads to a device.
+    uploads: frozenset[int] = frozenset()
+    #: Parameters (host buffers) that the function fills with device data (a D2H copy).
+    reads_into: frozenset[int] = frozenset()
+    #: Set when the function is a backend function that falls back (its first path).
+    fallback: FallbackPath | None = field(default=None, compare=False)
+    falls_back: bool = False
+
+
+EMPTY_SUMMARY = Summary()
