@@ -15,6 +15,7 @@ from device_types._semantics import (
     DEVICE_PARAMETER,
     FIXED_TRANSFERS,
     HOST_SYNCS,
+    METADATA,
     NUMPY_BRIDGES,
     READBACKS,
     TARGET_TRANSFERS,
@@ -160,6 +161,8 @@ def _default_of(api: CheckerPluginInterface, var: Var) -> Expression | None:
 
 def check_tensor_method(api: CheckerPluginInterface, call: Call, backend: Backend) -> None:
     name = call.name
+    if name in METADATA:
+        return  # numel(), size(), dim(), ...: metadata of a CPU tensor is not its data
     if name in FIXED_TRANSFERS:
         target = FIXED_TRANSFERS[name]
         if target == "cpu":

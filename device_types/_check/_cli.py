@@ -80,9 +80,12 @@ def _run(args: argparse.Namespace) -> int:
     findings = [f for f in result.findings if f.code not in disabled]
 
     if args.write_baseline:
-        from ._baseline import write_baseline
+        from ._baseline import BaselineError, write_baseline
 
-        write_baseline(args.write_baseline, findings)
+        try:
+            write_baseline(args.write_baseline, findings)
+        except BaselineError as exc:
+            raise _UsageError(str(exc)) from None
         print(f"wrote {len(findings)} finding{'s' if len(findings) != 1 else ''} to {args.write_baseline}")
         return 0
 

@@ -362,12 +362,14 @@ class _Walker:
             self.sink(receiver, f'uploaded with ".{name}()"')
         return EMPTY
 
-    def readback(self, node: ast.AST, receiver: Value, what: str, code: str,
+    def readback(self, node: ast.AST, receiver: Value, what: str | None, code: str,
                  chain: tuple[str, ...] = (), origin: str = "") -> Value:
+        """Host data read from ``receiver`` at ``node`` (``what`` defaults to the call as written)."""
         param_indices = params(receiver)
-        key = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0), what)
+        key = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0), what or "")
         root = self._root_ids.get(key)
         if root is None:
+            what = what or _shown(node)  # type: ignore[arg-type]
             root = Root("read", code, what, self.info.path, key[0], key[1], chain, origin,
                         min(param_indices) if param_indices else None)
             self._root_ids[key] = root
@@ -377,10 +379,11 @@ class _Walker:
             value = value | frozenset({ReadOf(index)})
         return value
 
-    def built(self, node: ast.AST, what: str, chain: tuple[str, ...] = (), origin: str = "") -> Value:
-        key = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0), what)
+    def built(self, node: ast.AST, what: str | None, chain: tuple[str, ...] = (), origin: str = "") -> Value:
+        key = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0), what or "")
         root = self._root_ids.get(key)
         if root is None:
+            what = what or _shown(node)  # type: ignore[arg-type]
             root = Root("built", codes.NUMPY, what, self.info.path, key[0], key[1], chain, origin)
             self._root_ids[key] = root
         return frozenset({root})
@@ -470,13 +473,12 @@ class _Walker:
             self.facts.indirect.append((node.lineno, node.col_offset, callee, summary.fallback))
         bound = _bind(callee, node, args, kwargs, receiver, env, self)
         result: Value = EMPTY
-        label = _shown(node)
         for index in summary.returns_read_of:
             arg = bound.get(index, EMPTY)
             if is_host(arg):
                 result = result | arg
             else:
-                result = result | self.readback(node, arg, label, codes.READBACK, (callee.qualname,))
+                result = result | self.readback(node, arg, None, codes.READBACK, (callee.qualname,))
         for index in summary.returns_param:
             result = result | bound.get(index, EMPTY)
         for inner in summary.returned_roots:
@@ -489,14 +491,13 @@ class _Walker:
             if base is not None:
                 current = env.get(base, EMPTY)
                 self.facts.reads_into |= params(current)
-                env[base] = current | self.readback(node, EMPTY, f'{label} (device-to-host copy)', codes.READBACK,
-                                                     (callee.qualname,))
+                env[base] = current | self.readback(node, EMPTY, None, codes.READBACK, (callee.qualname,))
         return result
 
     def _reroot(self, node: ast.Call, callee: FunctionInfo, inner: Root) -> Value:
         origin = inner.origin or f"{inner.path}:{inner.line} {inner.what}"
         chain = (callee.qualname, *inner.chain)
-        what = _shown(node)
+        what = None
         if inner.kind == "read":
             return self.readback(node, EMPTY, what, inner.code, chain, origin)
         return self.built(node, what, chain, origin)

@@ -49,3 +49,16 @@ def on_device_factories(x: Tensor[MPS], n: int) -> Tensor[MPS]:
 
 def bare_on_device(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return torch.where(x > y, x, y).to("mps") + torch.zeros(3, device=x.device)
+
+
+class RngState:
+    """Metadata of a CPU tensor kept as state is not a use of its data (torch._decomp's
+    PhiloxState pattern): numel(), size(), dim() and dtype report nothing."""
+
+    def __init__(self) -> None:
+        self.seed = torch.tensor(())
+
+    def validate(self) -> int:
+        if self.seed.numel() == 0 or self.seed.dim() != 1:
+            raise RuntimeError(f"empty seed of size {self.seed.size()} and dtype {self.seed.dtype}")
+        return self.seed.element_size()
