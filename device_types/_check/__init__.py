@@ -27,6 +27,8 @@ class CheckResult:
     files: int
     functions: int
     backends: dict[str, str] = field(default_factory=dict)
+    #: Functions walked this run (the rest came from the cache).
+    walks: int = 0
 
 
 def infer_backends(module_names: list[str]) -> dict[str, str]:
@@ -42,22 +44,30 @@ def infer_backends(module_names: list[str]) -> dict[str, str]:
     return found
 
 
-def check_paths(paths: list[str], config: Config, *, host_sync: bool = False, display_root: str = ".") -> CheckResult:
-    """Analyse the ``.py`` files under ``paths``; findings only for those files' backend functions."""
+def check_paths(paths: list[str], config: Config, *, host_sync: bool = False, display_root: str = ".",
+                use_cache: bool = True) -> CheckResult:
+    """Analyse the ``.py`` files under ``paths``; findings only for those files' backend functions.
+
+    With ``use_cache``, module outlines and per-function facts are kept under
+    ``display_root/.device_types_cache`` so a re-check walks only what changed."""
+    from . import _cache
+
     files, problems = discover(paths)
-    project = Project(display_root)
-    modules = []
-    for path in files:
-        module = project.add_file(path)
-        if module is not None:
-            modules.append(module)
+    settings = (sorted(config.backends.items()), config.check.cpu_backends, config.check.readbacks,
+                config.check.uploads)
+    cache = _cache.load(display_root, _cache.fingerprint(settings)) if use_cache else None
+    project = Project(display_root, cache.modules if cache is not None else None)
+    modules = [project.add_file(path) for path in files]
     backends = dict(config.backends) or infer_backends([m.name for m in modules])
     backend_map = BackendMap(backends, config.check.cpu_backends, config.check.readbacks, config.check.uploads)
-    analysis = Analysis(project, backend_map)
+    analysis = Analysis(project, backend_map, cache.records if cache is not None else None)
     results = analysis.run(modules)
     findings = findings_for(results, analysis, project, host_sync)
-    problems = problems + [p for p in project.problems if p.path in {project.display(f) for f in files}]
-    return CheckResult(findings, problems, len(files), len(results), backends)
+    if cache is not None:
+        _cache.save(display_root, cache, project.modules, project.changed, analysis.records)
+    shown = {project.display(f) for f in files}
+    problems = problems + [p for p in project.problems if p.path in shown]
+    return CheckResult(findings, problems, len(files), len(results), backends, analysis.walks)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -37,6 +37,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--baseline", metavar="FILE",
                         help="report only findings not in FILE, and list the entries of FILE that are fixed")
     parser.add_argument("--write-baseline", metavar="FILE", help="write every current finding to FILE and exit 0")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="do not read or write .device_types_cache/ (a cold run)")
     parser.add_argument("--inventory", choices=("markdown", "json"),
                         help="per backend and op: the fallbacks found, against the known-issues table")
     return parser
@@ -76,7 +78,8 @@ def _run(args: argparse.Namespace) -> int:
             known = ", ".join(c.name for c in _codes.CHECK_CODES)
             raise _UsageError(f"unknown error code {code!r}; the check's codes are {known}")
     paths = args.paths or ["."]
-    result = check_paths(paths, config, host_sync=_codes.HOST_SYNC.name in enabled and _codes.HOST_SYNC.name not in disabled)
+    result = check_paths(paths, config, host_sync=_codes.HOST_SYNC.name in enabled and _codes.HOST_SYNC.name not in disabled,
+                         use_cache=not args.no_cache)
     findings = [f for f in result.findings if f.code not in disabled]
 
     if args.write_baseline:

@@ -64,14 +64,14 @@ def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project:
                 f"{KEEP.format(device=device)}; see docs/errors.md#{codes.CPU_BACKEND}",
                 info.qualname, device, (info.qualname, callee), f"{callee}()"))
         if facts.indirect:
-            line, column, callee, inner = min(facts.indirect, key=lambda item: (item[0], item[1]))
+            line, column, callee, inner = min(facts.indirect, key=lambda item: (len(item[3].chain), item[3].chain,
+                                                                                  item[0], item[1]))
             chain = (info.qualname, *inner.chain)
             shown_chain = " -> ".join(c.rpartition(".")[2] if "<locals>" not in c else c for c in chain)
-            root_at = f"{project.display(inner.path)}:{inner.line}"
             found.append(Finding(
                 path, line, column, codes.INDIRECT,
                 f'"{info.short}" calls "{callee.short}()", which falls back to the host '
-                f"({shown_chain}: {inner.what} at {root_at}) {where}; fix \"{callee.short}\" on the device "
+                f"({shown_chain}: {inner.what}) {where}; fix \"{callee.short}\" on the device "
                 f"or compose on-device ops here; see docs/errors.md#{codes.INDIRECT}",
                 info.qualname, device, chain, f"{callee.qualname}()"))
         if host_sync:
@@ -125,7 +125,8 @@ def _unsilenced(found: list[Finding], project: Project) -> list[Finding]:
     kept = []
     for finding in found:
         module = by_path.get(finding.path)
-        text = module.line_text(finding.line) if module is not None else ""
+        lines = project.source_lines(module) if module is not None else []
+        text = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
         match = _IGNORE.search(text)
         if match is not None:
             listed = match.group("codes")

@@ -17,6 +17,7 @@ from typing import Protocol
 
 from .. import _semantics as sem
 from . import _codes as codes
+from ._project import FunctionInfo, import_bindings
 from ._summary import FallbackPath, Summary
 from ._values import EMPTY, Param, ReadOf, Root, Value, is_host, params, roots
 
@@ -32,27 +33,6 @@ _TRANSFER_METHODS = frozenset(sem.FIXED_TRANSFERS) | sem.TARGET_TRANSFERS
 _RAW_MEMORY_READS = frozenset({"from_address", "string_at", "as_array"})
 #: Raw copies into a pointer: host data copied this way lands in (device) memory.
 _RAW_COPIES = frozenset({"memmove", "memcpy", "memcpy_async"})
-
-
-@dataclass(frozen=True)
-class FunctionInfo:
-    module: str
-    qualname: str
-    path: str
-    node: ast.FunctionDef | ast.AsyncFunctionDef
-    class_name: str | None
-    #: Parameter names in call order (``self`` included for methods).
-    params: tuple[str, ...]
-    vararg: str | None
-    kwarg: str | None
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return self.module, self.qualname
-
-    @property
-    def short(self) -> str:
-        return self.qualname.rpartition(".")[2]
 
 
 class Resolver(Protocol):
@@ -88,15 +68,14 @@ class Facts:
     callees: set[tuple[str, str]] = field(default_factory=set)
 
 
-def interpret(info: FunctionInfo, resolver: Resolver, outer: dict[str, Value] | None = None,
-              outer_scope: dict[str, str] | None = None) -> Facts:
-    walker = _Walker(info, resolver, dict(outer_scope or {}))
-    env: dict[str, Value] = dict(outer or {})
+def interpret(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver) -> Facts:
+    walker = _Walker(info, resolver, {})
+    env: dict[str, Value] = {}
     for index, name in enumerate(info.params):
         env[name] = frozenset({Param(index)})
     if info.vararg:
         env[info.vararg] = frozenset({Param(len(info.params))})
-    walker.block(info.node.body, env)
+    walker.block(node.body, env)
     return walker.facts
 
 
@@ -201,10 +180,8 @@ class _Walker:
             self.assign(target.value, value, env)
 
     def local_import(self, node: ast.Import | ast.ImportFrom) -> None:
-        from ._project import import_bindings
-
-        module = _ModuleView(self.info.module, self.info.path.endswith("__init__.py"))
-        for local, dotted in import_bindings(module, node):  # type: ignore[arg-type]
+        is_package = self.info.path.endswith("__init__.py")
+        for local, dotted in import_bindings(self.info.module, is_package, node):
             self.scope[local] = dotted
 
     # --- sinks and uses ------------------------------------------------------------------
@@ -478,7 +455,7 @@ class _Walker:
             if is_host(arg):
                 result = result | arg
             else:
-                result = result | self.readback(node, arg, None, codes.READBACK, (callee.qualname,))
+                result = result | self.readback(node, arg, None, codes.READBACK)
         for index in summary.returns_param:
             result = result | bound.get(index, EMPTY)
         for inner in summary.returned_roots:
@@ -527,12 +504,6 @@ class _Walker:
 
 
 # --- helpers ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _ModuleView:
-    name: str
-    is_package: bool
 
 
 def _shown(node: ast.expr, limit: int = 48) -> str:

@@ -2,24 +2,27 @@
 
 A file's module name comes from walking up ``__init__.py`` files (as mypy does); the
 directory above the top package is a search root. Modules the checked files import from the
-same project are loaded on demand (parsed, never reported on), so a helper defined in a
-file the user did not name still counts. Nothing here raises on bad input: a file that
+same project are loaded on demand, so a helper defined in a file the user did not name still
+counts. A module is known by its *outline* (imports, aliases, defs, each function's
+parameters and source hash), which the incremental cache keeps; its syntax tree is parsed
+only when a function of it has to be walked. Nothing here raises on bad input: a file that
 cannot be read or parsed becomes a ``SourceProblem`` and an empty module.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-__all__ = ["MAX_FILE_BYTES", "Module", "Project", "SourceProblem", "discover"]
+__all__ = ["MAX_FILE_BYTES", "Def", "FunctionInfo", "Module", "Project", "SourceProblem", "discover",
+           "import_bindings"]
 
 #: Larger files are skipped with a message: generated tables, not backend code.
 MAX_FILE_BYTES = 4 * 1024 * 1024
-_SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".venv", "venv", "node_modules", ".tox", ".mypy_cache",
-                        "build", "dist", ".eggs"})
+_SKIP_DIRS = frozenset({"__pycache__", "node_modules", "build", "dist", "site-packages"})
 
 
 @dataclass(frozen=True)
@@ -31,23 +34,63 @@ class SourceProblem:
     message: str
 
 
+@dataclass(frozen=True)
+class FunctionInfo:
+    """A function (or method, or nested def) as the analysis sees it, without its body."""
+
+    module: str
+    qualname: str
+    path: str
+    class_name: str | None
+    #: Parameter names in call order (``self`` included for methods).
+    params: tuple[str, ...]
+    vararg: str | None
+    kwarg: str | None
+    line: int
+    #: Hash of the function's source text: an unchanged function keeps its cached facts.
+    source_hash: str
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.module, self.qualname
+
+    @property
+    def short(self) -> str:
+        return self.qualname.split(".<locals>.")[-1].rpartition(".")[2]
+
+
+@dataclass
+class Def:
+    """A top-level or class-level def: a function, or a class with its members and bases."""
+
+    kind: str  # "function" | "class"
+    members: dict[str, Def] = field(default_factory=dict)
+    bases: list[ast.expr] = field(default_factory=list)
+
+
 @dataclass
 class Module:
     name: str
     path: str
-    tree: ast.Module
-    source_lines: list[str]
     is_package: bool
+    #: (mtime_ns, size) of the file when it was read: the cache's first test.
+    stamp: tuple[int, int] = (0, 0)
     #: name -> dotted target ("numpy", "pkg.mod.func"), from the module's top-level imports.
     imports: dict[str, str] = field(default_factory=dict)
-    #: top-level functions and classes by name.
-    defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef] = field(default_factory=dict)
+    defs: dict[str, Def] = field(default_factory=dict)
     #: top-level ``name = other`` aliases (``mm = matmul``).
     aliases: dict[str, ast.expr] = field(default_factory=dict)
     star_imports: list[str] = field(default_factory=list)
+    functions: dict[str, FunctionInfo] = field(default_factory=dict)
+    #: Parsed lazily; never cached.
+    tree: ast.Module | None = field(default=None, repr=False, compare=False)
+    lines: list[str] | None = field(default=None, repr=False, compare=False)
 
-    def line_text(self, line: int) -> str:
-        return self.source_lines[line - 1] if 0 < line <= len(self.source_lines) else ""
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state["tree"] = None
+        state["lines"] = None
+        return state
 
 
 def module_name_for(path: str) -> tuple[str, str]:
@@ -84,22 +127,23 @@ def discover(paths: Iterable[str]) -> tuple[list[str], list[SourceProblem]]:
 class Project:
     """The checked files plus every module of the same project that they import."""
 
-    def __init__(self, display_root: str = ".") -> None:
+    def __init__(self, display_root: str = ".", cached: dict[str, Module] | None = None) -> None:
         self.display_root = os.path.abspath(display_root)
         self.roots: list[str] = []
         self.modules: dict[str, Module] = {}
         self.problems: list[SourceProblem] = []
+        #: modules whose file changed since the cache was written (or were never cached)
+        self.changed: set[str] = set()
+        self._cached = cached or {}
         self._missing: set[str] = set()
 
     # --- loading -----------------------------------------------------------------------
 
-    def add_file(self, path: str) -> Module | None:
+    def add_file(self, path: str) -> Module:
         root, name = module_name_for(path)
         if root not in self.roots:
             self.roots.append(root)
-        if name in self.modules:
-            return self.modules[name]
-        return self._load(name, os.path.abspath(path))
+        return self.modules.get(name) or self._load(name, os.path.abspath(path))
 
     def module(self, name: str) -> Module | None:
         """The project module ``name``, loaded on first use; None outside the project."""
@@ -114,59 +158,93 @@ class Project:
         self._missing.add(name)
         return None
 
+    def tree(self, module: Module) -> ast.Module:
+        if module.tree is None:
+            self._parse(module, self._read(module.path) or b"")
+        assert module.tree is not None
+        return module.tree
+
+    def source_lines(self, module: Module) -> list[str]:
+        if module.lines is None:
+            raw = self._read(module.path, report=False) or b""
+            module.lines = raw.decode("utf-8", errors="replace").splitlines()
+        return module.lines
+
     def display(self, path: str) -> str:
         rel = os.path.relpath(path, self.display_root)
         return path if rel.startswith("..") else rel
 
-    def _load(self, name: str, path: str) -> Module | None:
+    def _load(self, name: str, path: str) -> Module:
+        stamp = _stamp(path)
+        cached = self._cached.get(name)
+        if cached is not None and cached.path == path and cached.stamp == stamp and stamp != (0, 0):
+            self.modules[name] = cached
+            return cached
+        module = Module(name, path, path.endswith("__init__.py"), stamp)
+        self.modules[name] = module
+        self.changed.add(name)
+        raw = self._read(path)
+        if raw is not None:
+            self._parse(module, raw)
+            if module.tree is not None:
+                _outline(module, module.tree)
+        return module
+
+    def _read(self, path: str, report: bool = True) -> bytes | None:
         shown = self.display(path)
         try:
             size = os.path.getsize(path)
             if size > MAX_FILE_BYTES:
-                self.problems.append(SourceProblem(shown, 0, f"skipped: {size // 1024} KiB is over the "
-                                                   f"{MAX_FILE_BYTES // 1024 // 1024} MiB limit for one file"))
-                return self._empty(name, path)
+                if report:
+                    self.problems.append(SourceProblem(shown, 0, f"skipped: {size // 1024} KiB is over the "
+                                                       f"{MAX_FILE_BYTES // 1024 // 1024} MiB limit for one file"))
+                return None
             with open(path, "rb") as handle:
                 raw = handle.read()
         except OSError as exc:
-            self.problems.append(SourceProblem(shown, 0, f"cannot be read: {exc.strerror or exc}"))
-            return self._empty(name, path)
+            if report:
+                self.problems.append(SourceProblem(shown, 0, f"cannot be read: {exc.strerror or exc}"))
+            return None
         if b"\0" in raw:
-            self.problems.append(SourceProblem(shown, 0, "skipped: not a text file (it holds NUL bytes)"))
-            return self._empty(name, path)
+            if report:
+                self.problems.append(SourceProblem(shown, 0, "skipped: not a text file (it holds NUL bytes)"))
+            return None
+        return raw
+
+    def _parse(self, module: Module, raw: bytes) -> None:
+        shown = self.display(module.path)
+        empty = ast.Module(body=[], type_ignores=[])
         try:
-            tree = ast.parse(raw, filename=path)
+            module.tree = ast.parse(raw, filename=module.path)
         except SyntaxError as exc:
-            where = exc.lineno or 0
-            self.problems.append(SourceProblem(shown, where, f"syntax error, file not analysed: {exc.msg}"))
-            return self._empty(name, path)
+            self.problems.append(SourceProblem(shown, exc.lineno or 0, f"syntax error, file not analysed: {exc.msg}"))
+            module.tree = empty
         except (ValueError, RecursionError, MemoryError) as exc:
             self.problems.append(SourceProblem(shown, 0, f"cannot be parsed, file not analysed: {exc}"))
-            return self._empty(name, path)
-        text = raw.decode("utf-8", errors="replace")
-        module = Module(name, path, tree, text.splitlines(), path.endswith("__init__.py"))
-        _index(module)
-        self.modules[name] = module
-        return module
-
-    def _empty(self, name: str, path: str) -> Module:
-        module = Module(name, path, ast.Module(body=[], type_ignores=[]), [], path.endswith("__init__.py"))
-        self.modules[name] = module
-        return module
+            module.tree = empty
+        module.lines = raw.decode("utf-8", errors="replace").splitlines()
 
 
-def resolve_relative(module: Module, level: int, target: str | None) -> str:
-    """The absolute module named by ``from <level dots><target> import ...`` inside ``module``."""
+def _stamp(path: str) -> tuple[int, int]:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return (0, 0)
+    return stat.st_mtime_ns, stat.st_size
+
+
+def resolve_relative(module_name: str, is_package: bool, level: int, target: str | None) -> str:
+    """The absolute module named by ``from <level dots><target> import ...`` inside a module."""
     if level == 0:
         return target or ""
-    parts = module.name.split(".")
-    base = parts if module.is_package else parts[:-1]
+    parts = module_name.split(".")
+    base = parts if is_package else parts[:-1]
     if level > 1:
         base = base[: len(base) - (level - 1)] if level - 1 <= len(base) else []
     return ".".join([*base, target] if target else base)
 
 
-def import_bindings(module: Module, node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, str]]:
+def import_bindings(module_name: str, is_package: bool, node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, str]]:
     """(local name, dotted target) for each name an import statement binds."""
     if isinstance(node, ast.Import):
         for alias in node.names:
@@ -176,38 +254,78 @@ def import_bindings(module: Module, node: ast.Import | ast.ImportFrom) -> Iterat
                 head = alias.name.partition(".")[0]
                 yield head, head
         return
-    source = resolve_relative(module, node.level, node.module)
+    source = resolve_relative(module_name, is_package, node.level, node.module)
     for alias in node.names:
         if alias.name == "*":
             continue
         yield alias.asname or alias.name, f"{source}.{alias.name}" if source else alias.name
 
 
-def _index(module: Module) -> None:
-    for node in module.tree.body:
-        for stmt in _top_level(node):
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                module.defs.setdefault(stmt.name, stmt)
-            elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-                if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
-                    module.star_imports.append(resolve_relative(module, stmt.level, stmt.module))
-                for local, target in import_bindings(module, stmt):
-                    module.imports.setdefault(local, target)
-            elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-                if isinstance(stmt.value, (ast.Name, ast.Attribute)):
-                    module.aliases.setdefault(stmt.targets[0].id, stmt.value)
+def _outline(module: Module, tree: ast.Module) -> None:
+    lines = module.lines or []
+    for stmt in _flat(tree.body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            module.defs.setdefault(stmt.name, _def(stmt))
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
+                module.star_imports.append(resolve_relative(module.name, module.is_package, stmt.level, stmt.module))
+            for local, target in import_bindings(module.name, module.is_package, stmt):
+                module.imports.setdefault(local, target)
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            if isinstance(stmt.value, (ast.Name, ast.Attribute)):
+                module.aliases.setdefault(stmt.targets[0].id, stmt.value)
+    for info in _functions(module, lines, tree.body, "", None):
+        module.functions[info.qualname] = info
 
 
-def _top_level(node: ast.stmt) -> Iterator[ast.stmt]:
-    """Top-level statements, looking inside ``if``/``try`` blocks (optional imports)."""
-    if isinstance(node, ast.If):
-        for child in (*node.body, *node.orelse):
-            yield from _top_level(child)
-    elif isinstance(node, ast.Try):
-        for child in (*node.body, *node.orelse, *node.finalbody):
-            yield from _top_level(child)
-        for handler in node.handlers:
-            for child in handler.body:
-                yield from _top_level(child)
-    else:
-        yield node
+def _def(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> Def:
+    if not isinstance(node, ast.ClassDef):
+        return Def("function")
+    members = {}
+    for stmt in _flat(node.body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            members.setdefault(stmt.name, _def(stmt))
+    return Def("class", members, list(node.bases))
+
+
+def _functions(module: Module, lines: list[str], body: list[ast.stmt], prefix: str,
+               class_name: str | None) -> Iterator[FunctionInfo]:
+    for node in _flat(body):
+        if isinstance(node, ast.ClassDef):
+            yield from _functions(module, lines, node.body, f"{prefix}{node.name}.", node.name if not prefix else None)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            qualname = f"{prefix}{node.name}"
+            args = node.args
+            names = tuple(a.arg for a in (*args.posonlyargs, *args.args))
+            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            text = "\n".join(lines[start - 1: node.end_lineno or node.lineno])
+            digest = hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=12).hexdigest()
+            yield FunctionInfo(module.name, qualname, module.path, class_name, names,
+                               args.vararg.arg if args.vararg else None, args.kwarg.arg if args.kwarg else None,
+                               node.lineno, digest)
+            yield from _functions(module, lines, node.body, f"{qualname}.<locals>.", None)
+
+
+def find_def(tree: ast.Module, qualname: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The def that ``qualname`` names in ``tree`` (``C.m``, ``f.<locals>.g``)."""
+    body: list[ast.stmt] = tree.body
+    found: ast.AST | None = None
+    for part in qualname.replace(".<locals>.", ".").split("."):
+        found = next((n for n in _flat(body) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                      and n.name == part), None)
+        if found is None:
+            return None
+        body = found.body
+    return found if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+
+
+def _flat(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Statements of a body, looking into ``if``/``try``/``with`` blocks (conditional defs, optional imports)."""
+    for node in body:
+        if isinstance(node, (ast.If, ast.Try, ast.With, ast.AsyncWith)) or node.__class__.__name__ == "TryStar":
+            for name in ("body", "orelse", "finalbody"):
+                yield from _flat(getattr(node, name, []))
+            for handler in getattr(node, "handlers", []):
+                yield from _flat(handler.body)
+        else:
+            yield node

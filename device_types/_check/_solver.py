@@ -1,9 +1,11 @@
-"""Whole-program part: names to functions, summaries to a fixpoint, facts to findings.
+"""Whole-program part: names to functions, summaries to a fixpoint.
 
 Every function of the checked files is walked (``_interpret``); a call into the project reads
 the callee's summary, computing it on demand from the callee's module (loaded lazily). When a
-summary grows, its callers are walked again, until nothing changes: summaries only grow, so
-this ends, and cycles between helpers are fine.
+summary changes, every caller that saw another summary of that callee is walked again, until
+nothing changes: summaries only grow, so this ends, and cycles between helpers are fine.
+Facts and summaries of functions whose source did not change come from the cache
+(``_cache``) instead of a walk; the same rule re-walks whatever depends on what did change.
 """
 
 from __future__ import annotations
@@ -11,25 +13,26 @@ from __future__ import annotations
 import ast
 import builtins
 from collections import deque
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .. import _semantics as sem
-from ._interpret import Facts, FunctionInfo, interpret
-from ._project import Module, Project
+from ._interpret import Facts, interpret
+from ._project import Def, FunctionInfo, Module, Project, find_def
 from ._summary import EMPTY_SUMMARY, FallbackPath, Summary
-from ._values import ReadOf, Param, Root, roots
+from ._values import Param, ReadOf, Root, roots
 
-__all__ = ["Analysis", "BackendMap", "FunctionResult", "root_order"]
+__all__ = ["Analysis", "BackendMap", "FunctionRecord", "FunctionResult", "root_order"]
+
+_BUILTINS = frozenset(dir(builtins))
+#: Walks per function before the solver stops (a guard; summaries converge long before).
+_MAX_WALKS = 50
+
+Key = tuple[str, str]
 
 
 def root_order(root: Root) -> tuple[int, int, bool]:
     """First root first; at one site a readback before a host build (it is the cause)."""
     return root.line, root.column, root.kind != "read"
-
-_BUILTINS = frozenset(dir(builtins))
-#: Walks per function before the solver stops trusting the fixpoint (never reached in practice).
-_MAX_WALKS = 50
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,18 @@ class FunctionResult:
     info: FunctionInfo
     facts: Facts
     summary: Summary
+
+
+@dataclass(frozen=True)
+class FunctionRecord:
+    """What the cache keeps of one function: valid while its source and line are the same."""
+
+    source_hash: str
+    line: int
+    facts: Facts
+    summary: Summary
+    #: The summary of each callee as this function's walk saw it.
+    seen: dict[Key, Summary]
 
 
 class BackendMap:
@@ -66,69 +81,111 @@ class BackendMap:
 
 
 class Analysis:
-    def __init__(self, project: Project, backends: BackendMap) -> None:
+    def __init__(self, project: Project, backends: BackendMap, cached: dict[Key, FunctionRecord] | None = None) -> None:
         self.project = project
         self.backends = backends
+        self.records: dict[Key, FunctionRecord] = {}
+        self.walks = 0
+        self._cached = cached or {}
         self._functions: dict[str, FunctionInfo | None] = {}
-        self._by_key: dict[tuple[str, str], FunctionInfo] = {}
-        self._summaries: dict[tuple[str, str], Summary] = {}
-        self._facts: dict[tuple[str, str], Facts] = {}
-        self._callers: dict[tuple[str, str], set[tuple[str, str]]] = {}
-        self._walks: dict[tuple[str, str], int] = {}
-        self._queue: deque[tuple[str, str]] = deque()
-        self._queued: set[tuple[str, str]] = set()
-        self._current: tuple[str, str] | None = None
+        self._summaries: dict[Key, Summary] = {}
+        self._facts: dict[Key, Facts] = {}
+        self._seen: dict[Key, dict[Key, Summary]] = {}
+        self._callers: dict[Key, set[Key]] = {}
+        self._infos: dict[Key, FunctionInfo] = {}
+        self._walk_count: dict[Key, int] = {}
+        self._queue: deque[Key] = deque()
+        self._queued: set[Key] = set()
+        self._current: Key | None = None
 
     # --- the fixpoint ------------------------------------------------------------------------
 
     def run(self, modules: list[Module]) -> list[FunctionResult]:
-        reported: list[FunctionInfo] = []
-        for module in modules:
-            for info in self.functions_of(module):
-                reported.append(info)
-                self._enqueue(info.key)
+        reported = [info for module in modules for info in module.functions.values()]
+        for info in reported:
+            self._start(info)
         while self._queue:
             key = self._queue.popleft()
             self._queued.discard(key)
-            self._walk(self._by_key[key])
+            self._walk(self._infos[key])
+        for key, facts in self._facts.items():
+            self.records[key] = FunctionRecord(self._infos[key].source_hash, self._infos[key].line, facts,
+                                               self._summaries.get(key, EMPTY_SUMMARY), self._seen.get(key, {}))
         return [FunctionResult(i, self._facts.get(i.key, Facts()), self._summaries.get(i.key, EMPTY_SUMMARY))
                 for i in reported]
 
-    def _enqueue(self, key: tuple[str, str]) -> None:
-        if key not in self._queued and self._walks.get(key, 0) < _MAX_WALKS:
+    def _start(self, first: FunctionInfo) -> None:
+        """First contact with a function: adopt its cached record, or queue a walk.
+
+        Adopting a record brings in the callees it saw (their summaries must still be what it
+        saw); an explicit stack keeps long helper chains off Python's call stack."""
+        pending = [first]
+        while pending:
+            info = pending.pop()
+            key = info.key
+            if key in self._infos:
+                continue
+            self._infos[key] = info
+            record = self._cached.get(key)
+            if record is None or record.source_hash != info.source_hash or record.line != info.line or any(
+                    self._summaries.get(callee, seen) != seen for callee, seen in record.seen.items()):
+                self._enqueue(key)
+                continue
+            self._facts[key] = record.facts
+            self._seen[key] = dict(record.seen)
+            for callee in record.seen:
+                self._callers.setdefault(callee, set()).add(key)
+            self._set_summary(key, record.summary)
+            for callee in record.seen:
+                callee_info = self._info_for(callee)
+                if callee_info is not None and callee not in self._infos:
+                    pending.append(callee_info)
+
+    def _info_for(self, key: Key) -> FunctionInfo | None:
+        known = self._infos.get(key)
+        if known is not None:
+            return known
+        module = self.project.module(key[0])
+        return module.functions.get(key[1]) if module is not None else None
+
+    def _enqueue(self, key: Key) -> None:
+        if key not in self._queued and self._walk_count.get(key, 0) < _MAX_WALKS:
             self._queued.add(key)
             self._queue.append(key)
 
     def _walk(self, info: FunctionInfo) -> None:
-        self._walks[info.key] = self._walks.get(info.key, 0) + 1
-        previous_current, self._current = self._current, info.key
+        key = info.key
+        self._walk_count[key] = self._walk_count.get(key, 0) + 1
+        self.walks += 1
+        module = self.project.module(info.module)
+        node = find_def(self.project.tree(module), info.qualname) if module is not None else None
+        self._seen[key] = {}
+        previous_current, self._current = self._current, key
         try:
-            facts = interpret(info, self)
+            facts = interpret(info, node, self) if node is not None else Facts()
         except RecursionError:
             facts = Facts()  # absurdly deep expressions: "unknown", never a crash
         finally:
             self._current = previous_current
-        self._facts[info.key] = facts
-        summary = self._summarize(info, facts)
-        if summary != self._summaries.get(info.key, EMPTY_SUMMARY) or (
-                summary.falls_back and self._summaries.get(info.key, EMPTY_SUMMARY).fallback is None):
-            self._summaries[info.key] = summary
-            for caller in self._callers.get(info.key, ()):
+        self._facts[key] = facts
+        self._set_summary(key, self._summarize(info, facts))
+
+    def _set_summary(self, key: Key, summary: Summary) -> None:
+        self._summaries[key] = summary
+        for caller in self._callers.get(key, ()):
+            if self._seen.get(caller, {}).get(key) != summary:
                 self._enqueue(caller)
-        else:
-            self._summaries[info.key] = summary
 
     def _summarize(self, info: FunctionInfo, facts: Facts) -> Summary:
-        returned = facts.returned
+        returned = frozenset(facts.returned)
         path = self.fallback_path(info, facts)
         return Summary(
             returns_read_of=frozenset(a.index for a in returned if isinstance(a, ReadOf)),
             returns_param=frozenset(a.index for a in returned if isinstance(a, Param)),
-            returned_roots=frozenset(r for r in roots(frozenset(returned)) if r.param is None),
+            returned_roots=frozenset(r for r in roots(returned) if r.param is None),
             uploads=frozenset(facts.uploaded_params),
             reads_into=frozenset(facts.reads_into),
             fallback=path,
-            falls_back=path is not None,
         )
 
     def fallback_path(self, info: FunctionInfo, facts: Facts) -> FallbackPath | None:
@@ -143,27 +200,28 @@ class Analysis:
             line, _, callee = min(facts.cpu_backend_calls)
             return FallbackPath("device-cpu-backend", f'"{callee}()"', info.path, line, (info.qualname, callee))
         if facts.indirect:
-            line, _, _, inner = min(facts.indirect, key=lambda item: (item[0], item[1]))
-            return FallbackPath(inner.code, inner.what, inner.path, inner.line, (info.qualname, *inner.chain))
+            return min((FallbackPath(inner.code, inner.what, inner.path, inner.line, (info.qualname, *inner.chain))
+                        for _, _, _, inner in facts.indirect), key=lambda p: (len(p.chain), p.chain))
         return None
 
     # --- the Resolver interface for the walk ---------------------------------------------------
 
     def summary(self, callee: FunctionInfo) -> Summary:
+        self._start(callee)
+        summary = self._summaries.get(callee.key, EMPTY_SUMMARY)
         if self._current is not None:
             self._callers.setdefault(callee.key, set()).add(self._current)
-        if callee.key not in self._summaries and callee.key not in self._walks:
-            self._enqueue(callee.key)
-        return self._summaries.get(callee.key, EMPTY_SUMMARY)
+            self._seen.setdefault(self._current, {})[callee.key] = summary
+        return summary
 
     def is_backend(self, module: str) -> bool:
         return self.backends.device_of(module) is not None
 
-    def declared(self, dotted: str) -> str | None:
-        return self.backends.declared.get(dotted)
-
     def is_cpu_backend(self, module: str) -> bool:
         return self.backends.is_cpu_backend(module)
+
+    def declared(self, dotted: str) -> str | None:
+        return self.backends.declared.get(dotted)
 
     def resolve(self, info: FunctionInfo, scope: dict[str, str], expr: ast.expr) -> str | None:
         return self._resolve(info.module, info.class_name, scope, expr, 0)
@@ -179,10 +237,7 @@ class Analysis:
         if isinstance(expr, ast.Attribute):
             base = expr.value
             if isinstance(base, ast.Name) and base.id in ("self", "cls") and class_name is not None:
-                if "self" in scope or "cls" in scope:
-                    return None
-                method = self._method(module_name, class_name, expr.attr)
-                return method
+                return self._method(module_name, class_name, expr.attr)
             resolved = self._resolve(module_name, class_name, scope, base, depth + 1)
             return f"{resolved}.{expr.attr}" if resolved is not None else None
         return None
@@ -211,19 +266,17 @@ class Analysis:
         pending = [f"{module_name}.{class_name}"]
         while pending:
             dotted = pending.pop(0)
-            if dotted in seen:
+            if dotted in seen or len(seen) > 16:
                 continue
             seen.add(dotted)
             found = self._locate(dotted)
-            if found is None:
+            if found is None or found[1].kind != "class":
                 continue
-            module, node = found
-            if not isinstance(node, ast.ClassDef):
-                continue
-            for stmt in node.body:
-                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == attr:
-                    return f"{dotted}.{attr}"
-            for base in node.bases:
+            module, definition, located = found
+            member = definition.members.get(attr)
+            if member is not None and member.kind == "function":
+                return f"{located}.{attr}"
+            for base in definition.bases:
                 resolved = self._resolve(module.name, None, {}, base, 1)
                 if resolved is not None:
                     pending.append(resolved)
@@ -233,107 +286,57 @@ class Analysis:
         if dotted in self._functions:
             return self._functions[dotted]
         self._functions[dotted] = None  # cycles in re-exports end here
-        info = self._direct(dotted)
-        if info is None:
+        info = None
+        if ".<locals>." in dotted:
+            head = dotted.split(".<locals>.", 1)[0]
+            found = self._locate(head)
+            if found is not None:
+                module, _, located = found
+                info = module.functions.get(located[len(module.name) + 1:] + dotted[len(head):])
+        else:
             found = self._locate(dotted)
-            if found is not None and not isinstance(found[1], ast.ClassDef):
-                module, _ = found
-                info = self._by_key.get((module.name, dotted[len(module.name) + 1:]))
-                if info is None:  # reached through a re-export: find the def by identity
-                    info = next((i for i in self.functions_of(module) if i.node is found[1]), None)
+            if found is not None and found[1].kind == "function":
+                module, _, located = found
+                info = module.functions.get(located[len(module.name) + 1:])
         self._functions[dotted] = info
         return info
 
-    def _direct(self, dotted: str) -> FunctionInfo | None:
-        """``pkg.mod.func`` / ``pkg.mod.Class.meth`` / ``pkg.mod.f.<locals>.g`` without re-exports."""
-        head = dotted.split(".<locals>.", 1)[0]
-        parts = head.split(".")
-        for cut in range(len(parts) - 1, 0, -1):
-            module_name = ".".join(parts[:cut])
-            if module_name.partition(".")[0] in sem.HOST_MODULES:
-                return None
-            module = self.project.module(module_name)
-            if module is not None:
-                self._index(module)
-                return self._by_key.get((module_name, dotted[len(module_name) + 1:]))
-        return None
-
-    def _locate(self, dotted: str, depth: int = 0) -> tuple[Module, ast.AST] | None:
-        """The module and def (function or class) that ``dotted`` names, following re-exports."""
+    def _locate(self, dotted: str, depth: int = 0) -> tuple[Module, Def, str] | None:
+        """The module and def that ``dotted`` names, following re-exports; with its real dotted name."""
         if depth > 8:
             return None
         parts = dotted.split(".")
+        top = parts[0]
+        if top in sem.HOST_MODULES or top in _BUILTINS:
+            return None
         for cut in range(len(parts) - 1, 0, -1):
             module_name = ".".join(parts[:cut])
-            if module_name.partition(".")[0] in sem.HOST_MODULES or module_name.partition(".")[0] in _BUILTINS:
-                return None
             module = self.project.module(module_name)
             if module is None:
                 continue
             rest = parts[cut:]
-            self._index(module)
-            node = module.defs.get(rest[0])
-            if node is None:
-                target = module.imports.get(rest[0])
-                if target is None:
-                    alias = module.aliases.get(rest[0])
-                    target = self._resolve(module.name, None, {}, alias, 1) if alias is not None else None
-                if target is None:
-                    for star in module.star_imports:
-                        star_module = self.project.module(star)
-                        if star_module is not None and rest[0] in star_module.defs:
-                            target = f"{star}.{rest[0]}"
-                            break
+            definition = module.defs.get(rest[0])
+            if definition is None:
+                target = self._reexport(module, rest[0])
                 if target is None or target == dotted:
                     return None
                 return self._locate(".".join([target, *rest[1:]]), depth + 1)
             for attr in rest[1:]:
-                if not isinstance(node, ast.ClassDef):
+                definition = definition.members.get(attr) if definition.kind == "class" else None
+                if definition is None:
                     return None
-                node = next((s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                             and s.name == attr), None)
-                if node is None:
-                    return None
-            return module, node
+            return module, definition, dotted
         return None
 
-    # --- functions of a module -------------------------------------------------------------------
-
-    def functions_of(self, module: Module) -> list[FunctionInfo]:
-        self._index(module)
-        return [info for (name, _), info in self._by_key.items() if name == module.name]
-
-    _indexed: set[str]
-
-    def _index(self, module: Module) -> None:
-        indexed = self.__dict__.setdefault("_indexed", set())
-        if module.name in indexed:
-            return
-        indexed.add(module.name)
-        for info in _functions(module, module.tree.body, "", None):
-            self._by_key[info.key] = info
-
-
-def _functions(module: Module, body: list[ast.stmt], prefix: str, class_name: str | None) -> Iterator[FunctionInfo]:
-    for node in _defs(body):
-        if isinstance(node, ast.ClassDef):
-            yield from _functions(module, node.body, f"{prefix}{node.name}.", node.name if not prefix else None)
-        else:
-            qualname = f"{prefix}{node.name}"
-            args = node.args
-            names = tuple(a.arg for a in (*args.posonlyargs, *args.args))
-            yield FunctionInfo(module.name, qualname, module.path, node, class_name, names,
-                               args.vararg.arg if args.vararg else None, args.kwarg.arg if args.kwarg else None)
-            yield from _functions(module, node.body, f"{qualname}.<locals>.", None)
-
-
-def _defs(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
-    """Defs of a body, looking into ``if``/``try``/``with`` blocks (conditional definitions)."""
-    for node in body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            yield node
-        elif isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
-            for field_name in ("body", "orelse", "finalbody"):
-                yield from _defs(getattr(node, field_name, []))
-            for handler in getattr(node, "handlers", []):
-                yield from _defs(handler.body)
+    def _reexport(self, module: Module, name: str) -> str | None:
+        target = module.imports.get(name)
+        if target is not None:
+            return target
+        alias = module.aliases.get(name)
+        if alias is not None:
+            return self._resolve(module.name, None, {}, alias, 1)
+        for star in module.star_imports:
+            star_module = self.project.module(star)
+            if star_module is not None and name in star_module.defs:
+                return f"{star}.{name}"
+        return None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ._values import Root
 
@@ -33,9 +33,14 @@ class Summary:
     uploads: frozenset[int] = frozenset()
     #: Parameters (host buffers) that the function fills with device data (a D2H copy).
     reads_into: frozenset[int] = frozenset()
-    #: Set when the function is a backend function that falls back (its first path).
-    fallback: FallbackPath | None = field(default=None, compare=False)
-    falls_back: bool = False
+    #: Set when the function is a backend function that falls back: its own first root, or
+    #: else the shortest chain through other backend functions (deterministic, so a cached
+    #: run and a cold one print the same message).
+    fallback: FallbackPath | None = None
+
+    @property
+    def falls_back(self) -> bool:
+        return self.fallback is not None
 
 
 EMPTY_SUMMARY = Summary()
