@@ -70,7 +70,8 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.config is not None and not os.path.isfile(args.config):
         raise _UsageError(f"--config {args.config!r}: no such file")
-    config = load_config(args.config if args.config is not None else find_config("."))
+    found = args.config if args.config is not None else find_config(".")
+    config = load_config(os.path.normpath(found) if found is not None else None)
     enabled = {*config.check.enable, *args.enable}
     disabled = {*config.check.disable, *args.disable}
     for code in enabled | disabled:

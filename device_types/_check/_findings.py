@@ -55,7 +55,7 @@ def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project:
         direct = sorted({root for root, _ in facts.sunk}, key=root_order)
         hows = {root: how for root, how in reversed(facts.sunk)}
         if direct:
-            found.append(_direct(info.qualname, direct, hows[direct[0]], path, where, device))
+            found.append(_direct(info.qualname, direct, hows[direct[0]], path, where, device, project))
         elif facts.cpu_backend_calls:
             line, column, callee = min(facts.cpu_backend_calls)
             found.append(Finding(
@@ -63,9 +63,11 @@ def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project:
                 f'"{info.short}" calls the CPU backend\'s "{callee}()" on device data {where}; '
                 f"{KEEP.format(device=device)}; see docs/errors.md#{codes.CPU_BACKEND}",
                 info.qualname, device, (info.qualname, callee), f"{callee}()"))
-        if facts.indirect:
-            line, column, callee, inner = min(facts.indirect, key=lambda item: (len(item[3].chain), item[3].chain,
-                                                                                  item[0], item[1]))
+        # a path that comes back to this function is its own root, reported above
+        indirect = [item for item in facts.indirect if info.qualname not in item[3].chain]
+        if indirect:
+            line, column, callee, inner = min(indirect, key=lambda item: (len(item[3].chain), item[3].chain,
+                                                                           item[0], item[1]))
             chain = (info.qualname, *inner.chain)
             shown_chain = " -> ".join(c.rpartition(".")[2] if "<locals>" not in c else c for c in chain)
             found.append(Finding(
@@ -77,7 +79,8 @@ def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project:
         if host_sync:
             sunk = {root for root, _ in facts.sunk}
             returned = set(roots(frozenset(facts.returned)))
-            synced = [r for r in facts.created if r not in sunk and r not in returned and r.kind == "read"]
+            synced = [r for r in facts.created
+                      if r not in sunk and r not in returned and r not in facts.escaped and r.kind == "read"]
             if synced:
                 first = min(synced, key=lambda r: (r.line, r.column))
                 found.append(Finding(
@@ -89,12 +92,15 @@ def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project:
     return _unsilenced(found, project)
 
 
-def _direct(qualname: str, direct: list[Root], how: str, path: str, where: str, device: str) -> Finding:
+def _direct(qualname: str, direct: list[Root], how: str, path: str, where: str, device: str,
+            project: Project) -> Finding:
     root = direct[0]
     short = qualname.rpartition(".")[2]
     via = ""
     if root.chain and root.origin:
-        via = f" (through {' -> '.join(c.rpartition('.')[2] for c in root.chain)}: {root.origin})"
+        origin_path, origin_line, origin_what = root.origin
+        via = (f" (through {' -> '.join(c.rpartition('.')[2] for c in root.chain)}: {origin_what} at "
+               f"{project.display(origin_path)}:{origin_line})")
     more = ""
     others = sorted({r.line for r in direct[1:] if r.line != root.line})
     if others:

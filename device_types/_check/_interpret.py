@@ -63,6 +63,8 @@ class Facts:
     uploaded_params: set[int] = field(default_factory=set)
     reads_into: set[int] = field(default_factory=set)
     created: list[Root] = field(default_factory=list)
+    #: Read roots handed back through a parameter (a D2H copy into the caller's buffer).
+    escaped: set[Root] = field(default_factory=set)
     cpu_backend_calls: list[tuple[int, int, str]] = field(default_factory=list)
     indirect: list[tuple[int, int, FunctionInfo, FallbackPath]] = field(default_factory=list)
     callees: set[tuple[str, str]] = field(default_factory=set)
@@ -105,7 +107,7 @@ class _Walker:
         elif isinstance(node, ast.AugAssign):
             value = self.expr(node.value, env)
             current = self.expr(node.target, env)
-            self.write_into(current, node.target, "an in-place update")
+            self.write_into(current, node.target, "an in-place update", value)
             self.assign(node.target, current | value, env, augment=True)
         elif isinstance(node, ast.Return):
             if node.value is not None:
@@ -170,7 +172,7 @@ class _Walker:
             container = self.expr(target.value, env)
             self.expr(target.slice, env)
             if not augment:
-                self.write_into(container, target, "an element write")
+                self.write_into(container, target, "an element write", value)
             base = _base_name(target.value)
             if base is not None and value:
                 env[base] = env.get(base, EMPTY) | value
@@ -191,10 +193,13 @@ class _Walker:
             self.facts.sunk.append((root, how))
         self.facts.uploaded_params |= params(value)
 
-    def write_into(self, container: Value, node: ast.AST, how: str) -> None:
-        """A write into host data: when that data is a view of a device tensor, it is the tensor."""
+    def write_into(self, container: Value, node: ast.AST | None, how: str, value: Value = EMPTY) -> None:
+        """A write into host data: when that data is a view of a device tensor, it is the tensor
+        (and whatever host data is written lands in it)."""
         read = [r for r in roots(container) if r.kind == "read"]
-        for root in read:
+        if not read:
+            return
+        for root in (*read, *roots(value)):
             self.facts.sunk.append((root, "writes into the tensor through a host view"))
 
     def control(self, value: Value) -> None:
@@ -340,7 +345,7 @@ class _Walker:
         return EMPTY
 
     def readback(self, node: ast.AST, receiver: Value, what: str | None, code: str,
-                 chain: tuple[str, ...] = (), origin: str = "") -> Value:
+                 chain: tuple[str, ...] = (), origin: tuple[str, int, str] | None = None) -> Value:
         """Host data read from ``receiver`` at ``node`` (``what`` defaults to the call as written)."""
         param_indices = params(receiver)
         key = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0), what or "")
@@ -356,7 +361,8 @@ class _Walker:
             value = value | frozenset({ReadOf(index)})
         return value
 
-    def built(self, node: ast.AST, what: str | None, chain: tuple[str, ...] = (), origin: str = "") -> Value:
+    def built(self, node: ast.AST, what: str | None, chain: tuple[str, ...] = (),
+              origin: tuple[str, int, str] | None = None) -> Value:
         key = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0), what or "")
         root = self._root_ids.get(key)
         if root is None:
@@ -419,7 +425,7 @@ class _Walker:
         if last == "copyto" and args:
             self.write_into(args[0], node, '"copyto()"')
         if any(module == m or module.startswith(m + ".") for m in sem.HOST_RNG_MODULES) or dotted in sem.HOST_RNG_MODULES:
-            return all_args | self.built(node, f'host RNG "{_short_dotted(dotted)}()"')
+            return all_args | self.built(node, f'host RNG "{dotted}()"')
         if module.partition(".")[0] == "numpy" and last in sem.HOST_ARRAY_BUILDERS:
             return all_args | self.built(node, f'numpy "{last}()"')
         return all_args
@@ -434,6 +440,7 @@ class _Walker:
                 current = env.get(base, EMPTY)
                 for index in params(current):
                     self.facts.reads_into.add(index)
+                    self.facts.escaped |= set(roots(value))
                 env[base] = current | value
         return value
 
@@ -472,7 +479,7 @@ class _Walker:
         return result
 
     def _reroot(self, node: ast.Call, callee: FunctionInfo, inner: Root) -> Value:
-        origin = inner.origin or f"{inner.path}:{inner.line} {inner.what}"
+        origin = inner.origin or (inner.path, inner.line, inner.what)
         chain = (callee.qualname, *inner.chain)
         what = None
         if inner.kind == "read":
@@ -514,11 +521,6 @@ def _shown(node: ast.expr, limit: int = 48) -> str:
         text = "call"
     text = " ".join(text.split())
     return f'"{text if len(text) <= limit else text[: limit - 3] + "..."}"'
-
-
-def _short_dotted(dotted: str) -> str:
-    parts = dotted.split(".")
-    return ".".join(parts[-2:]) if len(parts) > 1 else dotted
 
 
 def _is_rng(value: Value) -> bool:

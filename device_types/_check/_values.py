@@ -29,10 +29,10 @@ class Root:
     path: str
     line: int
     column: int
-    #: Helper functions between this site and the real root (qualified names), and where
-    #: that root is, when it is inside a helper.
+    #: Helper functions between this site and the real root (qualified names), and that
+    #: root (path, line, what) when it is inside a helper.
     chain: tuple[str, ...] = ()
-    origin: str = ""
+    origin: tuple[str, int, str] | None = None
     #: Set when the data was read from this function's own parameter k (for summaries).
     param: int | None = None
 

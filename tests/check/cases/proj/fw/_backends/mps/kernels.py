@@ -1,0 +1,49 @@
+"""Metal kernel launchers (device code: no host data)."""
+
+
+def supported(dtype):
+    return dtype in ("float32", "float16")
+
+
+def launch(name, *args):
+    return (name, args)
+
+
+def relu(a):
+    return launch("relu", a)
+
+
+def matmul(a, b):
+    return launch("matmul", a, b)
+
+
+def add(a, b):
+    return launch("add", a, b)
+
+
+def mul(a, b):
+    return launch("mul", a, b)
+
+
+def bmm(a, b):
+    return launch("bmm", a, b)
+
+
+def exp(a):
+    return launch("exp", a)
+
+
+def log1p(a):
+    return launch("log1p", a)
+
+
+def slice(a, start, stop):
+    return launch("slice", a, start, stop)
+
+
+def reduce(a, dim, args, strides):
+    return launch("reduce", a, dim, args, strides)
+
+
+def index_select(a, index):
+    return launch("index_select", a, index)

@@ -1,0 +1,135 @@
+"""An MPS backend as real ones look: a native path first, host fallbacks after it.
+
+Each finding line carries ``# E: <code>``; every other line must stay silent."""
+import ctypes
+import random
+import struct
+
+import numpy as np
+
+from ..._tensor import Tensor
+from ..common.convert import from_numpy, to_numpy
+from ..cpu import ops as cpu_ops
+from . import kernels
+
+
+# --- fallbacks (Rule 1) --------------------------------------------------------------------
+
+def relu(a):
+    if kernels.supported(a.dtype):
+        return kernels.relu(a)
+    return from_numpy(np.maximum(to_numpy(a), 0), a.dtype, a.device)  # E: device-readback
+
+
+def matmul(a, b):
+    if kernels.supported(a.dtype) and len(a.shape) == 2:
+        return kernels.matmul(a, b)
+    a_np = to_numpy(a)  # E: device-readback
+    b_np = to_numpy(b)
+    return from_numpy(a_np @ b_np, a.dtype, a.device)
+
+
+def mm(a, b):
+    return matmul(a, b)  # E: device-indirect-fallback
+
+
+def fill_(a, value):
+    arr = to_numpy(a)  # E: device-readback
+    arr[...] = value
+    return a
+
+
+def add_(a, b):
+    a_np = to_numpy(a)  # E: device-readback
+    a_np += to_numpy(b)
+    return a
+
+
+def sort(a, dim=-1):
+    host = a.to("cpu").tolist()  # E: device-cpu-target
+    return from_numpy(np.array(sorted(host)), a.dtype, a.device)
+
+
+def topk(a, k):
+    values = sort(a)  # E: device-indirect-fallback
+    return kernels.slice(values, 0, k)
+
+
+def randn(shape, dtype, device):
+    rng = np.random.default_rng()  # E: device-numpy
+    return from_numpy(rng.standard_normal(shape), dtype, device)
+
+
+def rand_python(n, device):
+    return from_numpy(np.array([random.random() for _ in range(n)]), None, device)  # E: device-numpy
+
+
+def arange(n, device):
+    return from_numpy(np.arange(n), None, device)  # E: device-numpy
+
+
+def argsort_on_cpu_backend(a):
+    return cpu_ops.sort(a)  # E: device-cpu-backend
+
+
+def cumsum(a):
+    out = a.cpu().numpy().cumsum()  # E: device-cpu-call
+    return from_numpy(out, a.dtype, a.device)
+
+
+def silenced(a):
+    arr = to_numpy(a)  # device-types: ignore[device-readback]
+    return from_numpy(arr * 2, a.dtype, a.device)
+
+
+def helper_cycle_a(a, depth):
+    if depth:
+        return helper_cycle_b(a, depth - 1)
+    return from_numpy(to_numpy(a) + 1, a.dtype, a.device)  # E: device-readback
+
+
+def helper_cycle_b(a, depth):
+    return helper_cycle_a(a, depth)  # E: device-indirect-fallback
+
+
+# --- not findings ----------------------------------------------------------------------------
+
+def baddbmm(inp, b1, b2, beta, alpha):
+    """On-device composite of working ops (Rule 2)."""
+    return kernels.add(kernels.mul(inp, beta), kernels.mul(kernels.bmm(b1, b2), alpha))
+
+
+def softplus(x):
+    return kernels.log1p(kernels.exp(x))
+
+
+def tensor(data, dtype, device):
+    """Creating a device tensor from the user's Python data is host staging inherent to the op."""
+    return from_numpy(np.array(data, dtype=dtype), dtype, device)
+
+
+def numpy(a):
+    """The D2H op itself."""
+    return to_numpy(a).copy()
+
+
+def tolist(a):
+    return to_numpy(a).tolist()
+
+
+def metadata(a, dim):
+    numel = int(np.prod(a.shape))
+    itemsize = np.dtype(a.dtype).itemsize
+    args = struct.pack("qq", numel, itemsize)
+    strides = tuple(np.array(a.stride) // itemsize)
+    return kernels.reduce(a, ctypes.c_int64(dim), args, strides)
+
+
+def host_sync_only(a, index):
+    if int(index.max().item()) >= a.shape[0]:
+        raise IndexError("index out of range")
+    return kernels.index_select(a, index)
+
+
+def to_numpy_private(t):
+    return t._numpy_view()

@@ -1,0 +1,156 @@
+"""The command's contract: formats, exit codes, baseline, inventory, cache, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.check.conftest import run_check
+
+MPS_OPS = "fw/_backends/mps/ops.py"
+
+
+def _without_broken(project: Path) -> Path:
+    (project / "fw/_backends/mps/broken.py").unlink()
+    return project
+
+
+def test_exit_codes(project: Path, tmp_path: Path) -> None:
+    assert run_check("--no-cache", "fw", cwd=project).returncode == 2  # a file could not be parsed
+    _without_broken(project)
+    assert run_check("--no-cache", "fw", cwd=project).returncode == 1
+    assert run_check("--no-cache", "fw/_backends/mps/kernels.py", cwd=project).returncode == 0
+    usage = run_check("--format", "yaml", cwd=project)
+    assert usage.returncode == 2 and "invalid choice" in usage.stderr
+
+
+def test_sarif_is_code_scanning_shaped(project: Path) -> None:
+    run = run_check("--no-cache", "--format", "sarif", "fw/_backends/npu", cwd=project)
+    sarif = json.loads(run.stdout)
+    assert sarif["version"] == "2.1.0"
+    driver = sarif["runs"][0]["tool"]["driver"]
+    rules = [r["id"] for r in driver["rules"]]
+    results = sarif["runs"][0]["results"]
+    assert sorted({r["ruleId"] for r in results}) == rules == ["device-cpu-target", "device-numpy", "device-readback"]
+    first = results[0]
+    assert first["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "fw/_backends/npu/ops.py"
+    assert first["locations"][0]["physicalLocation"]["region"]["startLine"] == 14
+    assert all(rules[r["ruleIndex"]] == r["ruleId"] for r in results)
+
+
+def test_json_names_function_backend_and_chain(project: Path) -> None:
+    data = run_check("--no-cache", "--format", "json", "fw/_backends/mps/ops.py", cwd=project).json()
+    topk = next(f for f in data["findings"] if f["function"] == "topk")
+    assert topk == {
+        "path": MPS_OPS, "line": 54, "column": 14, "code": "device-indirect-fallback",
+        "message": topk["message"], "function": "topk", "backend": "mps", "chain": ["topk", "sort"],
+        "anchor": "fw._backends.mps.ops.sort()" if topk["anchor"].startswith("fw.") else topk["anchor"],
+    }
+    assert data["summary"]["functions_with_findings"] == len({f["function"] for f in data["findings"]})
+
+
+def test_baseline_reports_only_new_fallbacks_and_lists_fixed_ones(project: Path) -> None:
+    _without_broken(project)
+    baseline = project / "device-types-baseline.json"
+    written = run_check("--no-cache", "--write-baseline", str(baseline), "fw", cwd=project)
+    assert written.returncode == 0 and written.stdout.startswith("wrote 17 findings")
+    clean = run_check("--no-cache", "--baseline", str(baseline), "fw", cwd=project)
+    assert clean.returncode == 0, clean.stdout
+    assert clean.stdout.strip().endswith("check clean: no new fallback in 52 functions in 14 files")
+
+    ops = project / MPS_OPS
+    text = ops.read_text()
+    # lines shift above every baselined finding, one new fallback arrives, one old one is fixed
+    text = '"""Moved down by an unrelated edit."""\n\n\n' + text
+    text = text.replace("    return from_numpy(np.arange(n), None, device)  # E: device-numpy",
+                        "    return kernels.launch(\"arange\", n, device)")
+    text += "\n\ndef exp(a):\n    return from_numpy(np.exp(to_numpy(a)), a.dtype, a.device)\n"
+    ops.write_text(text)
+    run = run_check("--no-cache", "--baseline", str(baseline), "fw", cwd=project)
+    lines = run.stdout.splitlines()
+    new = [line for line in lines if line.startswith("fw/")]
+    assert len(new) == 1 and new[0].startswith(f"{MPS_OPS}:{len(text.splitlines())}: \"exp\" reads tensor data")
+    assert [line for line in lines if line.startswith("fixed")] == [
+        f'fixed (remove from the baseline): {MPS_OPS}: arange: numpy "arange()" [device-numpy]']
+    assert run.returncode == 1
+
+
+def test_malformed_baseline_is_one_line(project: Path) -> None:
+    bad = project / "bl.json"
+    bad.write_text("{not json")
+    run = run_check("--no-cache", "--baseline", str(bad), "fw", cwd=project)
+    assert run.returncode == 2
+    assert run.stderr.strip().startswith("device-types check: error: baseline")
+    assert "Traceback" not in run.stderr
+
+
+def test_inventory_against_the_known_issues_table(project: Path) -> None:
+    _without_broken(project)
+    (project / "docs").mkdir()
+    (project / "docs/known-kernel-issues.md").write_text(
+        "| Op name | Backend | Error description | Composite workaround | Platform version | Status |\n"
+        "|---|---|---|---|---|---|\n"
+        "| `aten.relu` | mps | wrong sign of -0.0 | none yet (host) | macOS 15.3 | open |\n"
+        "| `matmul` / `mm` | mps | crash on strided input | host BLAS | macOS 15.3 | open |\n"
+    )
+    markdown = run_check("--no-cache", "--inventory", "markdown", "fw/_backends/mps", cwd=project)
+    assert markdown.returncode == 1
+    assert "| `relu` | `relu` | 1 | fw/_backends/mps/ops.py:21 | line 3 |" in markdown.stdout
+    assert "| `mm` | `mm` | 1 | fw/_backends/mps/ops.py:33 | line 4 |" in markdown.stdout
+    assert "| `cumsum` | `cumsum` | 1 | fw/_backends/mps/ops.py:76 | **missing** (Rule 4) |" in markdown.stdout
+    data = json.loads(run_check("--no-cache", "--inventory", "json", "fw/_backends/mps", cwd=project).stdout)
+    assert data["backends"]["mps"]["matmul"]["row"] == 4
+    assert data["ops_without_row"] == data["ops"] - 3
+
+
+def test_cached_recheck_equals_cold_run(project: Path) -> None:
+    _without_broken(project)
+    cold = run_check("--no-cache", "fw", cwd=project).stdout
+    first = run_check("fw", cwd=project).stdout
+    assert (project / ".device_types_cache/check.pickle").is_file()
+    ops = project / MPS_OPS
+    ops.write_text(ops.read_text().replace("def softplus(x):\n    return kernels.log1p(kernels.exp(x))",
+                                           "def softplus(x):\n    return from_numpy(np.log1p(np.exp(to_numpy(x))), x.dtype, x.device)"))
+    after_edit = run_check("fw", cwd=project).stdout
+    assert first == cold
+    assert after_edit == run_check("--no-cache", "fw", cwd=project).stdout
+    assert '"softplus" reads tensor data' in after_edit
+
+
+def test_corrupt_cache_is_a_cold_run(project: Path) -> None:
+    _without_broken(project)
+    cold = run_check("--no-cache", "fw", cwd=project).stdout
+    (project / ".device_types_cache").mkdir()
+    (project / ".device_types_cache/check.pickle").write_bytes(b"\x80\x05garbage")
+    assert run_check("fw", cwd=project).stdout == cold
+
+
+def test_bad_input_gets_a_line_not_a_traceback(project: Path) -> None:
+    (project / "fw/_backends/mps/binary.py").write_bytes(b"\x00\x01\x02")
+    (project / "fw/_backends/mps/latin.py").write_bytes(b"x = '\xe9'\n")
+    deep = "x = " + "(" * 300 + "1" + ")" * 300 + "\n"
+    (project / "fw/_backends/mps/deep.py").write_text(deep)
+    huge = project / "fw/_backends/mps/huge.py"
+    huge.write_text("X = 1\n" * 800_000)
+    run = run_check("--no-cache", "fw", "no/such/dir", cwd=project)
+    assert run.returncode == 2
+    assert "Traceback" not in run.stderr + run.stdout
+    out = run.stdout
+    assert "fw/_backends/mps/binary.py:0: skipped: not a text file (it holds NUL bytes) [device-unanalysed]" in out
+    assert "fw/_backends/mps/huge.py:0: skipped:" in out
+    assert "no/such/dir:0: no such file or directory [device-unanalysed]" in out
+    assert "fw/_backends/mps/broken.py:1: syntax error" in out
+
+
+def test_malformed_check_config(project: Path) -> None:
+    (project / "pyproject.toml").write_text(
+        '[tool.device_types]\nbackends = { "fw._backends.mps" = "mps" }\n\n'
+        '[tool.device_types.check]\nreadbacks = "not.a list ok"\n'
+    )
+    run = run_check("fw", cwd=project)
+    assert run.returncode == 2
+    assert run.stderr.strip() == (
+        "device-types check: error: pyproject.toml: [tool.device_types.check] readbacks: 'not.a list ok' "
+        "is not a dotted name such as 'pkg.helpers.to_host'")
+    unknown = run_check("--enable", "device-nonsense", "fw", cwd=project)
+    assert unknown.returncode == 2 and "unknown error code 'device-nonsense'" in unknown.stderr
