@@ -152,5 +152,6 @@ def test_malformed_check_config(project: Path) -> None:
     assert run.stderr.strip() == (
         "device-types check: error: pyproject.toml: [tool.device_types.check] readbacks: 'not.a list ok' "
         "is not a dotted name such as 'pkg.helpers.to_host'")
+    (project / "pyproject.toml").write_text('[tool.device_types]\nbackends = { "fw._backends.mps" = "mps" }\n')
     unknown = run_check("--enable", "device-nonsense", "fw", cwd=project)
     assert unknown.returncode == 2 and "unknown error code 'device-nonsense'" in unknown.stderr
