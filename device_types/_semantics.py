@@ -17,6 +17,13 @@ from typing import Final
 
 __all__ = [
     "ANY_DEVICE_PARAMETERS",
+    "COPY_OPS",
+    "HOST_ARRAY_BUILDERS",
+    "HOST_BUILTINS",
+    "HOST_METADATA_FUNCTIONS",
+    "HOST_MODULES",
+    "HOST_RNG_MODULES",
+    "METADATA_BUILTINS",
     "FIXED_TRANSFERS",
     "HOST_FACTORIES",
     "HOST_SYNCS",
@@ -28,6 +35,7 @@ __all__ = [
     "TENSOR_DATA_FACTORIES",
     "TARGET_TRANSFERS",
     "classify",
+    "is_host_copy_op",
     "is_like_factory",
 ]
 
