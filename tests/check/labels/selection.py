@@ -6,6 +6,8 @@ Three sets, over every function (module-level def, method, nested def) of
 * ``host-ish``: its own body (nested defs excluded: they are units of their own) mentions a
   host construct: numpy, readback/upload helpers, ``.numpy()``/``.tolist()``/``.item()``/
   ``.cpu()``, a ``"cpu"`` string, D2H copy helpers, RNGs, ctypes buffer reads, Accelerate;
+* ``readback callers``: calls a unit whose own body reads device data to the host (their
+  verdict decides host-sync versus fallback);
 * ``callers``: calls, directly or through other backend functions, a function labelled
   ``fallback`` (needs the labels file; resolved by name inside the same module, through
   ``from .mod import f`` and through ``mod.f`` for imported backend modules);
@@ -171,6 +173,18 @@ def host_ish(units):
     return {key for key, unit in units.items() if unit.markers}
 
 
+_READBACK_MARKERS = re.compile(
+    r"(d2h|device_to_host|to_cpu|_to_numpy|_numpy_view|^\.numpy$|^\.tolist$|^\.item$|^\.cpu$|'cpu)",
+    re.IGNORECASE,
+)
+
+
+def readback_callers(units):
+    """Units that directly call a unit whose own body reads device data to the host."""
+    readers = {k for k, u in units.items() if any(_READBACK_MARKERS.search(m) for m in u.markers)}
+    return {k for k, u in units.items() if u.calls & readers} - readers
+
+
 def sample(units, seed: int = SAMPLE_SEED, size: int = SAMPLE_SIZE):
     rest = sorted(set(units) - host_ish(units))
     return set(random.Random(seed).sample(rest, min(size, len(rest))))
@@ -207,6 +221,9 @@ def required(units, labels) -> dict[tuple[str, str], str]:
     why: dict[tuple[str, str], str] = {}
     for key in sample(units):
         why[key] = "sample"
+    for key in readback_callers(units):
+        why[key] = "calls a readback: " + ", ".join(
+            sorted(q for (_, q) in units[key].calls if units.get((_, q)) and units[(_, q)].markers))
     for key in host_ish(units):
         why[key] = "host-ish: " + ", ".join(sorted(units[key].markers))
     fallbacks = {k for k, e in labels.items() if e["label"] == "fallback"}
