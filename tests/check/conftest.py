@@ -1,0 +1,37 @@
+"""Session fixtures: the candle wheel, its labels, and one check run per tree (original, fixed)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.check.candle_corpus import CheckRun, Label, candle_root, load_labels, run_check
+from tests.check.pairs.candle_0_1_0a1 import PAIRS
+from tests.check.pairs.model import apply_pairs
+
+
+@pytest.fixture(scope="session")
+def candle() -> Path:
+    return candle_root()
+
+
+@pytest.fixture(scope="session")
+def labels() -> dict[tuple[str, str], Label]:
+    return load_labels()
+
+
+@pytest.fixture(scope="session")
+def candle_check(candle: Path, tmp_path_factory: pytest.TempPathFactory) -> CheckRun:
+    """The check over the wheel's backends as released (run once for every assertion)."""
+    return run_check(candle, tmp_path_factory.mktemp("config"))
+
+
+@pytest.fixture(scope="session")
+def fixed_candle_check(candle: Path, tmp_path_factory: pytest.TempPathFactory) -> CheckRun:
+    """The check over a copy of the wheel with every fix pair's "after" applied."""
+    root = tmp_path_factory.mktemp("fixed-candle")
+    shutil.copytree(candle / "candle", root / "candle")
+    apply_pairs(root, PAIRS)
+    return run_check(root, tmp_path_factory.mktemp("config"))
