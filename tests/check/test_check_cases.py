@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.check.conftest import CASES, run_check
+from tests.check.conftest import CASES, run_cli as run_check
 
 PROJ = CASES / "proj"
 MARK = re.compile(r"#\s*E:\s*(?P<code>device-[\w-]+)\s*$")

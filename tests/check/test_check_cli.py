@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.check.conftest import run_check
+from tests.check.conftest import run_cli as run_check
 
 MPS_OPS = "fw/_backends/mps/ops.py"
 
