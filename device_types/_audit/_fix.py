@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from dataclasses import dataclass
 
 from .._config import BACKEND_DEVICES
 from ._cells import plain
-from ._checks import OPEN, RESOLVED, AuditResult
-from ._findings import AuditError
+from ._checks import AuditResult
+from ._findings import OPEN, RESOLVED, AuditError
 from ._markers import Marker
 from ._sections import BACKEND_SYNONYMS, Section
 from ._table import FIELD_TITLES, Table, split_cells
@@ -88,7 +89,9 @@ def template(marker: Marker) -> str:
         issue = what  # "when CANN fixes it": "it" is the kernel it names
     elif what and what.lower() not in issue.lower():
         issue = f"{what} {issue}"
-    return f"# TODO: re-enable native kernel when {marker.platform} fixes {issue}"
+    owner = re.match(r"#+\s*TODO\s*(\([^)]*\))?", marker.comment, re.IGNORECASE)
+    todo = f"TODO{owner.group(1) or ''}" if owner else "TODO"  # TODO(kim) stays kim's
+    return f"# {todo}: re-enable native kernel when {marker.platform} fixes {issue}"
 
 
 def _fix_marker(lines: list[str], marker: Marker) -> None:

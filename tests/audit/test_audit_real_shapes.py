@@ -350,3 +350,36 @@ def test_nul_bytes_in_backend_code_are_unreadable_source(project: Project) -> No
         "pkg/_backends/mps/ops.py:1: not valid Python (source code string cannot contain null bytes); markers "
         "in this file were not checked [audit-unreadable-source]"
     )
+
+
+def test_fix_keeps_line_endings_owner_and_untouched_bytes(project: Project) -> None:
+    project.write("pyproject.toml", '[tool.device_types]\nplatforms = { "910B" = "npu" }\n')
+    code = project.root / "pkg/_backends/npu/ops.py"
+    code.parent.mkdir(parents=True)
+    code.write_bytes(
+        b"def gelu(x):\r\n"
+        b"    # TODO(kim): re-enable native aclnnGelu when CANN 8.2 fixes 561103\r\n"
+        b"    if NATIVE:\r\n"
+        b"        return native(x)\r\n"
+    )
+    docs = project.root / DOCS
+    docs.parent.mkdir(parents=True)
+    docs.write_bytes(
+        b"## 910B\r\n\r\n| Op | Kernel | Error | Workaround | Verified on |\r\n|---|---|---|---|---|\r\n"
+        b"| `gelu` | `aclnnGelu` | 561103 | tanh form | CANN 8.1 |\r\n\r\ntrailing  text\r\n"
+    )
+    assert project.run("--fix", "--write").code == 0
+    assert code.read_bytes() == (
+        b"def gelu(x):\r\n"
+        b"    # TODO(kim): re-enable native kernel when CANN 8.2 fixes aclnnGelu 561103\r\n"
+        b"    if NATIVE:\r\n"
+        b"        return native(x)\r\n"
+    )
+    assert docs.read_bytes() == (
+        b"## 910B\r\n\r\n"
+        b"| Op name | Backend | Kernel | Error description | Composite workaround | Platform version | Status |\r\n"
+        b"| --- | --- | --- | --- | --- | --- | --- |\r\n"
+        b"| `gelu` | npu | `aclnnGelu` | 561103 | tanh form | CANN 8.1 | open (workaround active) |\r\n"
+        b"\r\ntrailing  text\r\n"
+    )
+    assert project.run("--strict").code == 0
