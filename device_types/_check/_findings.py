@@ -57,12 +57,12 @@ def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project:
         if direct:
             found.append(_direct(info.qualname, direct, hows[direct[0]], path, where, device, project))
         elif facts.cpu_backend_calls:
-            line, column, callee = min(facts.cpu_backend_calls)
+            line, column, cpu_function = min(facts.cpu_backend_calls)
             found.append(Finding(
                 path, line, column, codes.CPU_BACKEND,
-                f'"{info.short}" calls the CPU backend\'s "{callee}()" on device data {where}; '
+                f'"{info.short}" calls the CPU backend\'s "{cpu_function}()" on device data {where}; '
                 f"{KEEP.format(device=device)}; see docs/errors.md#{codes.CPU_BACKEND}",
-                info.qualname, device, (info.qualname, callee), f"{callee}()"))
+                info.qualname, device, (info.qualname, cpu_function), f"{cpu_function}()"))
         # a path that comes back to this function is its own root, reported above
         indirect = [item for item in facts.indirect if info.qualname not in item[3].chain]
         if indirect:

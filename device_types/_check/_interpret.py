@@ -19,7 +19,7 @@ from .. import _semantics as sem
 from . import _codes as codes
 from ._project import FunctionInfo, import_bindings
 from ._summary import FallbackPath, Summary
-from ._values import COMPUTED, EMPTY, ArrayOf, HostOnly, LoopFilled, Param, ReadOf, Root, Value, as_scalar, is_host, params, roots
+from ._values import COMPUTED, Atom, EMPTY, ArrayOf, HostOnly, LoopFilled, Param, ReadOf, Root, Value, as_scalar, is_host, params, roots
 
 __all__ = ["Facts", "FunctionInfo", "Resolver", "interpret"]
 
@@ -63,7 +63,7 @@ class Resolver(Protocol):
 class Facts:
     """What one walk found."""
 
-    returned: set = field(default_factory=set)
+    returned: set[Atom] = field(default_factory=set)
     #: Host data uploaded to a device, or written into a tensor through a host view.
     sunk: list[tuple[Root, str]] = field(default_factory=list)
     uploaded_params: set[int] = field(default_factory=set)
@@ -450,7 +450,7 @@ class _Walker:
     def out_argument(self, kwargs: dict[str | None, Value]) -> None:
         out = kwargs.get("out")
         if out is not None:
-            self.write_into(out, None, "out=")  # type: ignore[arg-type]
+            self.write_into(out, None, "out=")
 
     def named_call(self, node: ast.Call, dotted: str, args: list[Value], kwargs: dict[str | None, Value],
                    all_args: Value, env: dict[str, Value], receiver: ast.expr | None = None) -> Value:
