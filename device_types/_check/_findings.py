@@ -81,8 +81,9 @@ def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project:
             returned = set(roots(frozenset(facts.returned)))
             # a readback returned as it is: the function's own argument read back is a primitive
             # (``_to_numpy``); a value it computed on the device and read back is a host sync
+            # reported where the readback is: a helper's sync is not its callers' (no chain)
             synced = [r for r in facts.created
-                      if r not in sunk and r not in facts.escaped and r.kind == "read"
+                      if r not in sunk and r not in facts.escaped and r.kind == "read" and not r.chain
                       and (r not in returned or r.param is None)]
             if synced:
                 first = min(synced, key=lambda r: (r.line, r.column))

@@ -29,6 +29,7 @@ _D2H_NAME = re.compile(r"d2h|dtoh|device_?to_?host", re.I)
 _IN_PLACE_HOST = frozenset({"fill", "sort", "put", "itemset", "partition", "resize", "setfield", "__setitem__"})
 _CONTAINER_ADD = frozenset({"append", "extend", "insert", "add", "update", "appendleft", "extendleft"})
 _TRANSFER_METHODS = frozenset(sem.FIXED_TRANSFERS) | sem.TARGET_TRANSFERS
+_COMPREHENSION = "<comprehension>"
 _SCALAR_BUILTINS = frozenset({"int", "float", "bool", "complex"})
 #: Builtins that move host data around without computing with it.
 _PLAIN_BUILTINS = frozenset({"list", "tuple", "zip", "enumerate", "reversed", "iter", "next", "dict", "set",
@@ -227,7 +228,8 @@ class _Walker:
             self.facts.maybe_uploaded_params |= params(value)
 
     def _loop_roots(self, value: Value) -> list[Root]:
-        return [self._root_at(a.line, a.column, "built", f'a Python loop filling "{a.name}"')
+        return [self._root_at(a.line, a.column, "built",
+                              "a list comprehension" if a.name == _COMPREHENSION else f'a Python loop filling "{a.name}"')
                 for a in value if isinstance(a, LoopFilled)]
 
     def write_into(self, container: Value, node: ast.AST | None, how: str, value: Value = EMPTY) -> None:
@@ -306,7 +308,7 @@ class _Walker:
         return value
 
     def expr_ListComp(self, node: ast.ListComp, env: dict[str, Value]) -> Value:
-        return self._comprehension(node, env, [node.elt]) | frozenset({LoopFilled("a comprehension", node.lineno,
+        return self._comprehension(node, env, [node.elt]) | frozenset({LoopFilled(_COMPREHENSION, node.lineno,
                                                                                    node.col_offset)})
 
     def expr_GeneratorExp(self, node: ast.GeneratorExp, env: dict[str, Value]) -> Value:
@@ -359,7 +361,7 @@ class _Walker:
         if any(_D2H_NAME.search(_text(a)) for a in node.args):
             return self.d2h(node, name, env)
         if name in sem.HOST_RNG_METHODS and not is_host(receiver) and _RNG_RECEIVER.search(_dotted_text(func.value)):
-            return all_args | self.built(node, f'host RNG ".{name}()"')
+            return all_args | self.built(node, f'host RNG "{_dotted_text(func)}()"')
         if name in _TRANSFER_METHODS:
             return self.transfer(node, func, receiver, name)
         if name in sem.HOST_SYNCS:
@@ -579,7 +581,7 @@ class _Walker:
             if base is not None:
                 current = env.get(base, EMPTY)
                 self.facts.reads_into |= params(current)
-                env[base] = current | self.readback(node, EMPTY, None, codes.READBACK, (callee.qualname,))
+                env[base] = current | self.readback(node, EMPTY, None, codes.READBACK)
         return result
 
     def _reroot(self, node: ast.Call, callee: FunctionInfo, inner: Root) -> Value:
