@@ -29,9 +29,12 @@ DEFAULT_KNOWN_ISSUES: Final = "docs/known-kernel-issues.md"
 INI_FILES: Final = ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg")
 #: Device types a backend may be mapped to (the host is never a backend).
 BACKEND_DEVICES: Final = tuple(sorted(t for t in DEVICE_BY_TYPE if t != "cpu"))
-KNOWN_KEYS: Final = frozenset({"backends", "known_issues", "check"})
+KNOWN_KEYS: Final = frozenset({"backends", "known_issues", "platforms", "default_backend", "strict", "check"})
 #: Keys of ``[tool.device_types.check]`` (``[device_types.check]`` in INI files).
 CHECK_KEYS: Final = frozenset({"cpu_backends", "readbacks", "uploads", "enable", "disable", "baseline"})
+#: Keys whose INI value is a mapping written ``name = value`` (commas or new lines).
+_INI_MAPPINGS: Final = {"backends": "module.prefix = device", "platforms": "platform name = device"}
+_INI_BOOLEANS: Final = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
 
 
 class ConfigError(Exception):
@@ -60,6 +63,13 @@ class Config:
     backends: dict[str, str] = field(default_factory=dict)
     #: Path of the known-kernel-issues document, relative to ``root``.
     known_issues: str = DEFAULT_KNOWN_ISSUES
+    #: Chip or platform name (as written in a section heading of the document, e.g. "910B")
+    #: -> device type; the audit reads a table's backend from its heading through this.
+    platforms: dict[str, str] = field(default_factory=dict)
+    #: Backend of known-issues rows that name none (no Backend column, heading or path).
+    default_backend: str | None = None
+    #: Whether the audit demands the policy's exact table schema and marker wording.
+    strict: bool = False
     #: Directory the configuration was read from (the project root).
     root: str = "."
     #: The file it was read from, or None when no file has a device_types section.
@@ -144,7 +154,10 @@ def _read_section(path: str) -> dict[str, Any] | None:
 
 
 def _parse_ini_value(path: str, key: str, value: str) -> Any:
-    if key != "backends":
+    if key == "strict":
+        flag = _INI_BOOLEANS.get(value.strip().lower())
+        return value if flag is None else flag  # a word that is no boolean is reported by _validate
+    if key not in _INI_MAPPINGS:
         return value.strip()
     # backends = pkg._backends.mps = mps, pkg._backends.cuda: cuda   (commas or new lines)
     mapping: dict[str, str] = {}
@@ -155,9 +168,7 @@ def _parse_ini_value(path: str, key: str, value: str) -> Any:
         sep = "=" if "=" in item else ":"
         module, found, device = item.partition(sep)
         if not found:
-            raise ConfigError(
-                f"{path}: [{SECTION}] backends: {item!r} is not 'module.prefix = device'"
-            )
+            raise ConfigError(f"{path}: [{SECTION}] {key}: {item!r} is not '{_INI_MAPPINGS[key]}'")
         mapping[module.strip()] = device.strip()
     return mapping
 
@@ -179,15 +190,7 @@ def _validate(raw: dict[str, Any], path: str, root: str) -> Config:
         label = f"{where} backends.{module!r}" if module else f"{where} backends"
         if not isinstance(module, str) or not _is_dotted_name(module):
             raise ConfigError(f"{path}: {label}: a key must be a dotted module name such as 'pkg._backends.mps'")
-        if not isinstance(device, str):
-            raise ConfigError(f"{path}: {label}: the device must be a string, one of {', '.join(BACKEND_DEVICES)}")
-        normalized = device.strip().lower()
-        if normalized not in BACKEND_DEVICES:
-            hint = " (the host is never a backend)" if normalized == "cpu" else ""
-            raise ConfigError(
-                f"{path}: {label}: unknown backend device {device!r}{hint}; use one of {', '.join(BACKEND_DEVICES)}"
-            )
-        backends[module] = normalized
+        backends[module] = _device(device, path, label)
     for module, device in backends.items():
         for other, other_device in backends.items():
             if other != module and other.startswith(module + ".") and other_device != device:
@@ -198,8 +201,53 @@ def _validate(raw: dict[str, Any], path: str, root: str) -> Config:
     known_issues = raw.get("known_issues", DEFAULT_KNOWN_ISSUES)
     if not isinstance(known_issues, str) or not known_issues.strip():
         raise ConfigError(f"{path}: {where} known_issues must be a path such as {DEFAULT_KNOWN_ISSUES!r}")
-    check = _validate_check(raw.get("check", {}), path, where)
-    return Config(backends=backends, known_issues=known_issues.strip(), root=root, source=path, check=check)
+    return Config(
+        backends=backends,
+        known_issues=known_issues.strip(),
+        platforms=_platforms(raw.get("platforms", {}), path, where),
+        default_backend=_default_backend(raw.get("default_backend"), path, where),
+        strict=_strict(raw.get("strict", False), path, where),
+        root=root,
+        source=path,
+        check=_validate_check(raw.get("check", {}), path, where),
+    )
+
+
+def _device(value: object, path: str, label: str) -> str:
+    """A backend device named in the configuration, lower-cased; ConfigError naming ``label`` if not."""
+    if not isinstance(value, str):
+        raise ConfigError(f"{path}: {label}: the device must be a string, one of {', '.join(BACKEND_DEVICES)}")
+    normalized = value.strip().lower()
+    if normalized not in BACKEND_DEVICES:
+        hint = " (the host is never a backend)" if normalized == "cpu" else ""
+        raise ConfigError(
+            f"{path}: {label}: unknown backend device {value!r}{hint}; use one of {', '.join(BACKEND_DEVICES)}"
+        )
+    return normalized
+
+
+def _platforms(raw: object, path: str, where: str) -> dict[str, str]:
+    if not isinstance(raw, dict):
+        raise ConfigError(
+            f'{path}: {where} platforms must be a table of platform name -> device, e.g. {{ "910B" = "npu" }}'
+        )
+    platforms: dict[str, str] = {}
+    for name, device in raw.items():
+        label = f"{where} platforms.{name!r}"
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigError(f"{path}: {where} platforms: a key must be a platform name as headings write it, e.g. '910B'")
+        platforms[name.strip()] = _device(device, path, label)
+    return platforms
+
+
+def _default_backend(raw: object, path: str, where: str) -> str | None:
+    return None if raw is None else _device(raw, path, f"{where} default_backend")
+
+
+def _strict(raw: object, path: str, where: str) -> bool:
+    if not isinstance(raw, bool):
+        raise ConfigError(f"{path}: {where} strict must be true or false, not {raw!r}")
+    return raw
 
 
 def _validate_check(raw: Any, path: str, where: str) -> CheckConfig:

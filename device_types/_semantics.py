@@ -17,11 +17,12 @@ from typing import Final
 
 __all__ = [
     "ANY_DEVICE_PARAMETERS",
-    "COPY_OPS",
     "HOST_ARRAY_BUILDERS",
     "HOST_BUILTINS",
+    "HOST_CONVERSIONS",
     "HOST_METADATA_FUNCTIONS",
     "HOST_MODULES",
+    "HOST_RNG_METHODS",
     "HOST_RNG_MODULES",
     "METADATA_BUILTINS",
     "FIXED_TRANSFERS",
@@ -113,17 +114,11 @@ METADATA: Final[frozenset[str]] = frozenset({
     "data_ptr", "flags",
 })
 
-#: Copy ops (both directions) whose implementation moves data between host and device.
-COPY_OPS: Final[frozenset[str]] = frozenset({"copy", "to_copy", "copy_from", "array"})
-
-
 def is_host_copy_op(name: str) -> bool:
     """A backend function implementing a host<->device copy (``cpu``, ``cuda``, ``to``,
     ``numpy``, ``item``, ``copy_``, ``to_cpu``...): its host staging is the op itself."""
     bare = name.strip("_")
     if bare in FIXED_TRANSFERS or bare in TARGET_TRANSFERS or bare in READBACKS or bare in HOST_SYNCS:
-        return True
-    if bare in COPY_OPS:
         return True
     return bare.startswith(("to_", "copy_to_")) and bare.endswith(("cpu", "host", "numpy", "list"))
 
@@ -148,10 +143,29 @@ HOST_ARRAY_BUILDERS: Final[frozenset[str]] = frozenset({
 #: Host random-number modules and generator factories: everything they return is host-built.
 HOST_RNG_MODULES: Final[frozenset[str]] = frozenset({"numpy.random", "random"})
 
+#: Methods of numpy's RandomState/Generator: called on a receiver named like an RNG
+#: (``rng``, ``self._rng``, ``generator._rng``) they draw host random numbers.
+HOST_RNG_METHODS: Final[frozenset[str]] = frozenset({
+    "random", "random_sample", "rand", "randn", "randint", "integers", "permutation", "shuffle", "choice",
+    "uniform", "normal", "standard_normal", "exponential", "standard_exponential", "binomial", "poisson",
+    "multinomial", "geometric", "gamma", "beta", "laplace", "logistic", "lognormal", "cauchy", "standard_cauchy",
+    "standard_gamma", "standard_t", "chisquare", "weibull", "pareto", "rayleigh", "bytes", "dirichlet",
+})
+
 #: numpy functions that answer a question about dtypes or shapes: metadata, never data.
 HOST_METADATA_FUNCTIONS: Final[frozenset[str]] = frozenset({
     "dtype", "iinfo", "finfo", "issubdtype", "result_type", "promote_types", "can_cast",
     "isscalar", "ndim", "shape", "size", "broadcast_shapes", "min_scalar_type", "isdtype",
+})
+
+#: numpy functions and ndarray methods that convert, copy or rearrange host data without
+#: computing with it: a readback passed through them is still just a readback.
+HOST_CONVERSIONS: Final[frozenset[str]] = frozenset({
+    "array", "asarray", "ascontiguousarray", "asfortranarray", "asanyarray", "copy", "frombuffer",
+    "fromiter", "reshape", "ravel", "flatten", "squeeze", "expand_dims", "transpose", "moveaxis",
+    "swapaxes", "broadcast_to", "atleast_1d", "atleast_2d", "atleast_3d", "astype", "view", "tolist",
+    "tobytes", "item", "stack", "concatenate", "split", "require", "ctypeslib", "as_array", "get",
+    "pop", "items", "values", "keys", "index", "count",
 })
 
 #: Python builtins that compute on host values (their result carries the argument's data).

@@ -1,8 +1,17 @@
-"""What every audit module hands back: findings (exit 1) and usage errors (exit 2)."""
+"""What every audit module hands back: findings (exit 1) and usage errors (exit 2), and
+the policy's words that their messages quote."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Final
+
+from ._table import FIELD_TITLES
+
+MARKER_FORM: Final = "# TODO: re-enable native kernel when <platform> fixes <issue>"
+OPEN: Final = "open (workaround active)"
+RESOLVED: Final = "resolved (native kernel re-enabled)"
 
 
 @dataclass(frozen=True, order=True)
@@ -20,3 +29,10 @@ class AuditError(Exception):
 
     ``str()`` is the user-facing message; the command exits 2 and never shows a traceback.
     """
+
+
+def titles(names: Iterable[str], conjunction: str = "and", quote: bool = True) -> str:
+    """'Op name', 'Backend' and 'Status' (field keys become their titles)."""
+    items = [FIELD_TITLES.get(n, n) for n in names]
+    shown = [f"'{i}'" if quote else i for i in items]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} {conjunction} {shown[-1]}"

@@ -26,7 +26,21 @@ _MARKER: Final = re.compile(
         when\s+(?P<platform>.*?)\s*\bfix(?:es|ed)?\b\s*(?P<issue>.*?)\s*$""",
     re.IGNORECASE | re.VERBOSE,
 )
+#: The template's meaning as teams write it: "re-enable native <what> when <platform> fixes
+#: <issue>", where <what> may be "kernel", a kernel name ("native aclnnAvgPool2d") or a
+#: path ("float32 native path"), and the issue may end in punctuation.
+_READABLE: Final = re.compile(
+    r"""^\#+\s*TODO\b\s*(?:\([^)]*\))?\s*[:\-]?\s*
+        re-?enable\s+(?P<what>[^\n]*?\bnative\b[^\n]*?)\s+
+        when\s+(?P<platform>.*?)\s*\bfix(?:es|ed)?\b\s*(?P<issue>.*?)[\s.;,!]*$""",
+    re.IGNORECASE | re.VERBOSE,
+)
 _PLACEHOLDER: Final = re.compile(r"^<[^>]*>$")
+#: A comment line that carries on the one above: indented after the '#', or starting
+#: with a word that joins it to the previous sentence.
+_CONTINUES: Final = re.compile(
+    r"^\#\s{2,}\S|^\#\s*(?:and|or|once|when|but|which|on|for|in|until|after|see|because|then)\b"
+)
 #: Bytes pre-filter: a file without this cannot hold a marker, so it is never tokenized.
 _MAY_HOLD_MARKER: Final = re.compile(rb"re-?enable", re.IGNORECASE)
 
@@ -38,13 +52,27 @@ class Marker:
     #: ``<platform>`` and ``<issue>``; None when the marker does not name one.
     platform: str | None
     issue: str | None
-    #: Whether the comment has the marker's shape at all ("... native kernel when ... fixes ...").
+    #: Whether the comment reads exactly as the template ("... native kernel when ... fixes ...").
     follows_form: bool
     #: Functions that can name the op: the guarded ``def`` (marker directly above it) first,
     #: then the enclosing ``def``s, innermost first.
     functions: tuple[str, ...]
     #: How the native kernel is guarded ("if", "try", "def", "flag"), None when unguarded.
     guard: str | None
+    #: The marker's text with its continuation lines joined (what matching reads).
+    text: str = ""
+    #: What is re-enabled when it is not just "kernel": "aclnnAvgPool2d", "float32 native path".
+    what: str | None = None
+    #: Column of the '#' (for rewriting the line).
+    column: int = 0
+    #: Whether it has the template's shape ("re-enable native ... when ... fix ..."), even
+    #: with a placeholder or nothing where the platform or issue belongs.
+    shaped: bool = False
+
+    @property
+    def readable(self) -> bool:
+        """Names a platform and an issue, in the template's words or a variant of them."""
+        return self.platform is not None and self.issue is not None
 
 
 def may_hold_marker(data: bytes) -> bool:
@@ -62,11 +90,12 @@ def find_markers(source: str) -> list[Marker]:
     markers = []
     for index, comment in claims:
         text = comment.text
-        platform, issue = _parse(text)
-        if issue is None and comment.own_line:
-            # "... when CANN 8.1 fixes" continued on the next comment line(s).
-            text = _with_continuation(comments, index)
-            platform, issue = _parse(text)
+        platform, issue, what = _parse(text)
+        if comment.own_line:
+            # "... when CANN 8.1 fixes" or "... fixes 161002 on 910B" continued below.
+            text = _with_continuation(comments, index, complete=issue is not None)
+            if issue is None:
+                platform, issue, what = _parse(text)
         markers.append(
             Marker(
                 line=comment.line,
@@ -76,6 +105,10 @@ def find_markers(source: str) -> list[Marker]:
                 follows_form=_MARKER.match(text) is not None,
                 functions=context.functions(comment),
                 guard=context.guard(comment),
+                text=text,
+                what=what,
+                column=comment.column,
+                shaped=_MARKER.match(text) is not None or _READABLE.match(text) is not None,
             )
         )
     return markers
@@ -98,22 +131,32 @@ def _comments(source: str) -> list[_Comment]:
     return found
 
 
-def _parse(text: str) -> tuple[str | None, str | None]:
-    match = _MARKER.match(text)
+def _parse(text: str) -> tuple[str | None, str | None, str | None]:
+    """(platform, issue, what) of a marker; None where it names none."""
+    match = _MARKER.match(text) or _READABLE.match(text)
     if match is None:
-        return None, None
+        return None, None, None
     platform, issue = match.group("platform").strip(), match.group("issue").strip()
+    what = match.groupdict().get("what")
+    if what is not None:
+        what = " ".join(w for w in what.split() if w.lower() not in {"the", "native", "kernel", "kernels"}) or None
     return (
         platform if platform and not _PLACEHOLDER.match(platform) else None,
         issue if issue and not _PLACEHOLDER.match(issue) else None,
+        what,
     )
 
 
-def _with_continuation(comments: list[_Comment], index: int) -> str:
+def _with_continuation(comments: list[_Comment], index: int, complete: bool = False) -> str:
+    """The marker and the comment lines right below it that carry it on; once the marker
+    names its issue, only lines that read as a continuation (indented, or opening with a
+    joining word) count, so an unrelated comment below is not swallowed."""
     parts = [comments[index].text]
     previous = comments[index]
     for comment in comments[index + 1 :]:
         if not comment.own_line or comment.line != previous.line + 1 or _CLAIMS_MARKER.search(comment.text):
+            break
+        if comment.column != previous.column or (complete and not _CONTINUES.match(comment.text)):
             break
         parts.append(comment.text.lstrip("#").strip())
         previous = comment

@@ -121,6 +121,9 @@ def _scan_file(root: str, path: str, code: BackendCode) -> None:
         message, (line, _) = exc.args
         code.unreadable.append((rel, line, f"not valid Python ({message})"))
         return
+    except (RecursionError, MemoryError):
+        code.unreadable.append((rel, 1, "nested too deeply to parse"))
+        return
     code.markers.extend(FoundMarker(rel, m) for m in markers)
 
 

@@ -13,7 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Final
+
+from ._cells import is_empty, kernel_names
 
 #: The six fields of rule 4, in the policy's order, with the title the checks report.
 FIELD_TITLES: Final = {
@@ -28,19 +31,26 @@ FIELD_TITLES: Final = {
 # Header names are compared after lower-casing and dropping everything that is not a letter
 # or digit, so "Op name", "op_name", "OP-NAME" and "**Op name**" are one name.
 _HEADER_SYNONYMS: Final = {
-    "op": {"opname", "op", "ops", "operator", "operatorname", "operation", "atenop", "atenopname"},
+    "op": {
+        "opname", "op", "ops", "operator", "operatorname", "operation", "atenop", "atenopname",
+        "opnames", "operators", "torchop", "atenops",
+    },
     "backend": {"backend", "backends", "device", "devicetype", "backenddevice", "devicebackend"},
     "error": {
         "errordescription", "error", "errors", "description", "errormessage", "symptom",
-        "symptoms", "problem", "failure", "whathappens",
+        "symptoms", "problem", "failure", "whathappens", "errorcode", "errorcodes", "issue",
+        "bug", "knownissue",
     },
     "workaround": {
         "compositeworkaround", "workaround", "composite", "compositeop", "compositeops",
-        "compositereplacement", "replacement", "compositeimplementation",
+        "compositereplacement", "replacement", "compositeimplementation", "workarounds",
+        "mitigation", "compositeworkarounds",
     },
     "platform": {
         "platformversion", "platform", "version", "versions", "platformversions",
         "affectedversion", "affectedversions", "sdkversion", "toolkitversion", "osversion",
+        "verifiedon", "testedon", "seenon", "reproducedon", "cannversion", "cudaversion",
+        "macosversion", "driverversion",
     },
     "status": {"status", "state"},
 }
@@ -50,7 +60,12 @@ _FIELD_BY_HEADER: Final = {name: f for f, names in _HEADER_SYNONYMS.items() for 
 #: (a glossary, a version matrix) and is not checked.
 MIN_FIELDS_FOR_ISSUE_TABLE: Final = 2
 
+#: A column header that says its cells are kernel names ("ACLNN kernel", "Metal shader").
+_KERNEL_HEADER: Final = re.compile(r"kernel|aclnn|shader|symbol", re.IGNORECASE)
+
 _DELIMITER_CELL = re.compile(r"^:?-+:?$")
+_ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
+_SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ONE_LINE_COMMENT = re.compile(r"<!--.*?-->")
 
@@ -67,6 +82,15 @@ class Row:
     cells: dict[str, str]
     #: Number of cells on the line (compared with the header's width).
     width: int
+    #: Every cell of the line, in order (extra columns included).
+    raw: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Heading:
+    line: int
+    level: int
+    text: str
 
 
 @dataclass(frozen=True)
@@ -81,6 +105,10 @@ class Table:
     #: (field, header as written) for each second column naming an already-seen field.
     duplicate_columns: tuple[tuple[str, str], ...]
     rows: tuple[Row, ...] = field(default=())
+    #: The headings the table sits under, outermost first.
+    headings: tuple[Heading, ...] = ()
+    #: Line of the ``|---|`` delimiter row.
+    delimiter_line: int = 0
 
     @property
     def is_issue_table(self) -> bool:
@@ -90,15 +118,35 @@ class Table:
     def missing(self) -> tuple[str, ...]:
         return tuple(f for f in FIELD_TITLES if f not in self.columns)
 
+    @cached_property
+    def kernel_columns(self) -> tuple[int, ...]:
+        """Extra columns that hold kernel names: the header says so ("ACLNN kernel"), or
+        every filled cell holds a camel-case identifier (``aclnnAvgPool2d``)."""
+        found = []
+        for index, header in enumerate(self.headers):
+            if index in self.columns.values():
+                continue
+            says_kernel = bool(_KERNEL_HEADER.search(header))
+            cells = [r.raw[index] for r in self.rows if index < len(r.raw) and not is_empty(r.raw[index])]
+            if says_kernel or (cells and all(kernel_names(c, False) for c in cells)):
+                found.append(index)
+        return tuple(found)
+
 
 def parse_tables(text: str) -> list[Table]:
     """Every markdown table in ``text`` (issue tables and others), in document order."""
     lines = list(_visible_lines(text))
     tables: list[Table] = []
+    headings: list[Heading] = []
     i = 0
     while i + 1 < len(lines):
         number, header_line = lines[i]
         next_number, delimiter_line = lines[i + 1]
+        heading = _heading(header_line, delimiter_line if next_number == number + 1 else None, number)
+        if heading is not None:
+            headings = [h for h in headings if h.level < heading.level] + [heading]
+            i += 1
+            continue
         if (
             "|" in header_line
             and next_number == number + 1
@@ -111,13 +159,31 @@ def parse_tables(text: str) -> list[Table]:
             while j < len(lines) and lines[j][0] == lines[j - 1][0] + 1 and _is_row(lines[j][1]):
                 cells = split_cells(lines[j][1])
                 by_field = {f: cells[index] for f, index in columns.items() if index < len(cells)}
-                rows.append(Row(lines[j][0], by_field, len(cells)))
+                rows.append(Row(lines[j][0], by_field, len(cells), tuple(cells)))
                 j += 1
-            tables.append(Table(number, tuple(headers), columns, unknown, duplicates, tuple(rows)))
+            tables.append(Table(
+                number, tuple(headers), columns, unknown, duplicates, tuple(rows), tuple(headings), next_number,
+            ))
             i = j
         else:
             i += 1
     return tables
+
+
+def _heading(line: str, next_line: str | None, number: int) -> Heading | None:
+    """An ATX (``## 910B``) or setext (a line underlined with ``===``/``---``) heading."""
+    atx = _ATX_HEADING.match(line)
+    if atx:
+        return Heading(number, len(atx.group(1)), atx.group(2).strip())
+    if (
+        next_line is not None
+        and "|" not in line
+        and line.strip()
+        and not line.startswith((" " * 4, "\t"))
+        and _SETEXT_UNDERLINE.match(next_line)
+    ):
+        return Heading(number, 1 if "=" in next_line else 2, line.strip())
+    return None
 
 
 def split_cells(line: str) -> list[str]:

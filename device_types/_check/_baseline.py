@@ -58,7 +58,7 @@ def read_baseline(path: str) -> list[dict[str, object]]:
         raise BaselineError(f"baseline {path!r} is not valid JSON (line {exc.lineno}): {exc.msg}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("entries"), list):
         raise BaselineError(f"baseline {path!r} is not a device-types baseline; rewrite it with --write-baseline")
-    entries = data["entries"]
+    entries: list[dict[str, object]] = data["entries"]
     for index, entry in enumerate(entries):
         if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in
                                                   ("path", "function", "code", "anchor")):

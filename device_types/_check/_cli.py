@@ -8,6 +8,7 @@ import sys
 
 from .. import _codes
 from .._config import ConfigError, find_config, load_config
+from ._findings import Finding
 
 PROG = "device-types check"
 
@@ -130,14 +131,12 @@ def _run(args: argparse.Namespace) -> int:
     return 1 if findings else 0
 
 
-def _summary_line(files: int, functions: int, findings: list, fixed: list, baselined: bool) -> str:
-    from ._findings import Finding
-
+def _summary_line(files: int, functions: int, findings: list[Finding], fixed: list[dict[str, object]],
+                  baselined: bool) -> str:
     def count(n: int, noun: str) -> str:
         return f"{n} {noun}{'' if n == 1 else 's'}"
 
-    typed: list[Finding] = findings
-    functions_hit = len({(f.path, f.function) for f in typed})
+    functions_hit = len({(f.path, f.function) for f in findings})
     scope = f"{count(functions, 'function')} in {count(files, 'file')}"
     new = "new " if baselined else ""
     tail = f"; {count(len(fixed), 'baseline entry')} fixed" if fixed else ""

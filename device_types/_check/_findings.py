@@ -57,12 +57,12 @@ def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project:
         if direct:
             found.append(_direct(info.qualname, direct, hows[direct[0]], path, where, device, project))
         elif facts.cpu_backend_calls:
-            line, column, callee = min(facts.cpu_backend_calls)
+            line, column, cpu_function = min(facts.cpu_backend_calls)
             found.append(Finding(
                 path, line, column, codes.CPU_BACKEND,
-                f'"{info.short}" calls the CPU backend\'s "{callee}()" on device data {where}; '
+                f'"{info.short}" calls the CPU backend\'s "{cpu_function}()" on device data {where}; '
                 f"{KEEP.format(device=device)}; see docs/errors.md#{codes.CPU_BACKEND}",
-                info.qualname, device, (info.qualname, callee), f"{callee}()"))
+                info.qualname, device, (info.qualname, cpu_function), f"{cpu_function}()"))
         # a path that comes back to this function is its own root, reported above
         indirect = [item for item in facts.indirect if info.qualname not in item[3].chain]
         if indirect:
@@ -79,8 +79,12 @@ def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project:
         if host_sync:
             sunk = {root for root, _ in facts.sunk}
             returned = set(roots(frozenset(facts.returned)))
+            # a readback returned as it is: the function's own argument read back is a primitive
+            # (``_to_numpy``); a value it computed on the device and read back is a host sync
+            # reported where the readback is: a helper's sync is not its callers' (no chain)
             synced = [r for r in facts.created
-                      if r not in sunk and r not in returned and r not in facts.escaped and r.kind == "read"]
+                      if r not in sunk and r not in facts.escaped and r.kind == "read" and not r.chain
+                      and (r not in returned or r.param is None)]
             if synced:
                 first = min(synced, key=lambda r: (r.line, r.column))
                 found.append(Finding(

@@ -19,7 +19,7 @@ from .. import _semantics as sem
 from . import _codes as codes
 from ._project import FunctionInfo, import_bindings
 from ._summary import FallbackPath, Summary
-from ._values import EMPTY, Param, ReadOf, Root, Value, is_host, params, roots
+from ._values import COMPUTED, Atom, EMPTY, ArrayOf, HostOnly, LoopFilled, Param, ReadOf, Root, Value, as_scalar, is_host, params, roots
 
 __all__ = ["Facts", "FunctionInfo", "Resolver", "interpret"]
 
@@ -29,6 +29,13 @@ _D2H_NAME = re.compile(r"d2h|dtoh|device_?to_?host", re.I)
 _IN_PLACE_HOST = frozenset({"fill", "sort", "put", "itemset", "partition", "resize", "setfield", "__setitem__"})
 _CONTAINER_ADD = frozenset({"append", "extend", "insert", "add", "update", "appendleft", "extendleft"})
 _TRANSFER_METHODS = frozenset(sem.FIXED_TRANSFERS) | sem.TARGET_TRANSFERS
+_COMPREHENSION = "<comprehension>"
+_SCALAR_BUILTINS = frozenset({"int", "float", "bool", "complex"})
+#: Builtins that move host data around without computing with it.
+_PLAIN_BUILTINS = frozenset({"list", "tuple", "zip", "enumerate", "reversed", "iter", "next", "dict", "set",
+                             "frozenset", "bytes", "bytearray", "memoryview", "map", "filter"})
+_RNG_RECEIVER = re.compile(r"rng|random|generator|(^|_)gen($|_)", re.I)
+_HOST_ALLOCATION = re.compile(r"malloc_?host|host_?alloc|alloc_?host|pinned|mallochost", re.I)
 #: ctypes/numpy views of raw memory: on a device pointer, a read of device data.
 _RAW_MEMORY_READS = frozenset({"from_address", "string_at", "as_array"})
 #: Raw copies into a pointer: host data copied this way lands in (device) memory.
@@ -57,10 +64,14 @@ class Resolver(Protocol):
 class Facts:
     """What one walk found."""
 
-    returned: set = field(default_factory=set)
+    returned: set[Atom] = field(default_factory=set)
     #: Host data uploaded to a device, or written into a tensor through a host view.
     sunk: list[tuple[Root, str]] = field(default_factory=list)
     uploaded_params: set[int] = field(default_factory=set)
+    #: Parameters uploaded after conversion to a numpy array (``tensor_create(data)``).
+    array_uploads: set[int] = field(default_factory=set)
+    #: Parameters passed to a call that targets a device (``device=``): uploaded if host data.
+    maybe_uploaded_params: set[int] = field(default_factory=set)
     reads_into: set[int] = field(default_factory=set)
     created: list[Root] = field(default_factory=list)
     #: Read roots handed back through a parameter (a D2H copy into the caller's buffer).
@@ -78,7 +89,12 @@ def interpret(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, 
     if info.vararg:
         env[info.vararg] = frozenset({Param(len(info.params))})
     walker.block(node.body, env)
-    return walker.facts
+    facts = walker.facts
+    if COMPUTED in facts.returned:  # an op whose (Python) result is computed on the host
+        for root in roots(frozenset(facts.returned)):
+            if root.kind == "read" and not root.scalar:
+                facts.sunk.append((root, "returns a result computed on the host"))
+    return facts
 
 
 class _Walker:
@@ -89,6 +105,7 @@ class _Walker:
         #: local imports and nested defs: name -> dotted target
         self.scope = scope
         self._root_ids: dict[tuple[int, int, str], Root] = {}
+        self.loops = 0
 
     # --- statements ----------------------------------------------------------------------
 
@@ -114,16 +131,20 @@ class _Walker:
                 self.facts.returned |= self.expr(node.value, env)
         elif isinstance(node, ast.Expr):
             self.expr(node.value, env)
-        elif isinstance(node, (ast.If, ast.While)):
+        elif isinstance(node, ast.If):
             self.control(self.expr(node.test, env))
-            branches = [node.body, node.orelse]
-            if isinstance(node, ast.While):
-                branches = [node.body, node.body, node.orelse]
-            self.branches(branches, env)
+            self.branches([node.body, node.orelse], env, _host_guard(node.test))
+        elif isinstance(node, ast.While):
+            self.control(self.expr(node.test, env))
+            self.loops += 1
+            self.branches([node.body, node.body, node.orelse], env)
+            self.loops -= 1
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             items = self.expr(node.iter, env)
             self.assign(node.target, items, env)
+            self.loops += 1
             self.branches([node.body, node.body, node.orelse], env)
+            self.loops -= 1
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
                 value = self.expr(item.context_expr, env)
@@ -152,12 +173,18 @@ class _Walker:
                 if isinstance(target, ast.Name):
                     env.pop(target.id, None)
 
-    def branches(self, arms: list[list[ast.stmt]], env: dict[str, Value]) -> None:
+    def branches(self, arms: list[list[ast.stmt]], env: dict[str, Value],
+                 guard: tuple[str, int] | None = None) -> None:
+        """Walk each arm from the same state and join. ``guard`` = (name, arm index): in that
+        arm the tensor ``name`` is known to be on the CPU (``if x.device.type == "cpu":``)."""
         results = []
-        for arm in arms:
+        for index, arm in enumerate(arms):
             branch_env = dict(env)
+            if guard is not None and guard[1] == index:
+                branch_env[guard[0]] = branch_env.get(guard[0], EMPTY) | frozenset({HostOnly("cpu tensor")})
             self.block(arm, branch_env)
-            results.append(branch_env)
+            if not _terminates(arm):  # an arm that raises or returns does not reach the join
+                results.append(branch_env)
         for branch_env in results:
             for name, value in branch_env.items():
                 env[name] = env.get(name, EMPTY) | value
@@ -188,10 +215,22 @@ class _Walker:
 
     # --- sinks and uses ------------------------------------------------------------------
 
-    def sink(self, value: Value, how: str) -> None:
+    def sink(self, value: Value, how: str, known_upload: bool = True) -> None:
+        """Host data uploaded to a device. A Python scalar staged as a kernel operand is not
+        a result computed on the host: it stays a host-sync candidate."""
         for root in roots(value):
-            self.facts.sunk.append((root, how))
-        self.facts.uploaded_params |= params(value)
+            if not root.scalar:
+                self.facts.sunk.append((root, how))
+        if known_upload:
+            self.facts.uploaded_params |= params(value)
+            self.facts.array_uploads |= {a.index for a in value if isinstance(a, ArrayOf)}
+        else:
+            self.facts.maybe_uploaded_params |= params(value)
+
+    def _loop_roots(self, value: Value) -> list[Root]:
+        return [self._root_at(a.line, a.column, "built",
+                              "a list comprehension" if a.name == _COMPREHENSION else f'a Python loop filling "{a.name}"')
+                for a in value if isinstance(a, LoopFilled)]
 
     def write_into(self, container: Value, node: ast.AST | None, how: str, value: Value = EMPTY) -> None:
         """A write into host data: when that data is a view of a device tensor, it is the tensor
@@ -239,6 +278,10 @@ class _Walker:
         value = self.expr(node.value, env)
         return EMPTY if node.attr in sem.METADATA else value
 
+    def expr_BinOp(self, node: ast.BinOp, env: dict[str, Value]) -> Value:
+        value = self.expr(node.left, env) | self.expr(node.right, env)
+        return value | frozenset({COMPUTED}) if is_host(value) else value
+
     def expr_Compare(self, node: ast.Compare, env: dict[str, Value]) -> Value:
         value = self.expr(node.left, env)
         for comparator in node.comparators:
@@ -265,10 +308,13 @@ class _Walker:
         return value
 
     def expr_ListComp(self, node: ast.ListComp, env: dict[str, Value]) -> Value:
+        return self._comprehension(node, env, [node.elt]) | frozenset({LoopFilled(_COMPREHENSION, node.lineno,
+                                                                                   node.col_offset)})
+
+    def expr_GeneratorExp(self, node: ast.GeneratorExp, env: dict[str, Value]) -> Value:
         return self._comprehension(node, env, [node.elt])
 
-    expr_SetComp = expr_ListComp
-    expr_GeneratorExp = expr_ListComp
+    expr_SetComp = expr_GeneratorExp
 
     def expr_DictComp(self, node: ast.DictComp, env: dict[str, Value]) -> Value:
         return self._comprehension(node, env, [node.key, node.value])
@@ -293,6 +339,11 @@ class _Walker:
                     return self.unknown_call(node, func.id, all_args, kwargs, args)
                 return self.builtin_call(node, func.id, args, all_args, kwargs)
             return self.named_call(node, dotted, args, kwargs, all_args, env)
+        if isinstance(func, ast.Call):  # np.vectorize(math.erf)(arr): a host function built on the spot
+            maker = self.resolver.resolve(self.info, self.scope, func.func)
+            if maker is not None and maker.partition(".")[0] in sem.HOST_MODULES:
+                self.expr(func, env)
+                return all_args | (frozenset({COMPUTED}) if is_host(all_args) else EMPTY)
         callee = self.expr(func, env)
         return self.unknown_call(node, "", all_args | callee, kwargs, args)
 
@@ -304,10 +355,20 @@ class _Walker:
         if name in sem.METADATA:
             return EMPTY
         if name in _RAW_MEMORY_READS:
-            return self.readback(node, EMPTY, f'"{name}()" (raw memory read)', codes.READBACK)
+            return self.raw_memory(node, name, all_args)
+        if _HOST_ALLOCATION.search(name):
+            return frozenset({HostOnly(name)})
+        if any(_D2H_NAME.search(_text(a)) for a in node.args):
+            return self.d2h(node, name, env)
+        if name in sem.HOST_RNG_METHODS and not is_host(receiver) and _RNG_RECEIVER.search(_dotted_text(func.value)):
+            return all_args | self.built(node, f'host RNG "{_dotted_text(func)}()"')
         if name in _TRANSFER_METHODS:
             return self.transfer(node, func, receiver, name)
-        if name in sem.READBACKS or name in sem.HOST_SYNCS or _READBACK_NAME.search(name):
+        if name in sem.HOST_SYNCS:
+            if is_host(receiver):
+                return as_scalar(receiver)
+            return as_scalar(self.readback(node, receiver, f'".{name}()"', codes.READBACK))
+        if name in sem.READBACKS or _READBACK_NAME.search(name):
             if is_host(receiver):
                 return receiver | all_args
             return self.readback(node, receiver, f'".{name}()"', codes.READBACK)
@@ -319,11 +380,13 @@ class _Walker:
                 if base is not None:
                     env[base] = env.get(base, EMPTY) | all_args
             self.out_argument(kwargs)
-            return receiver | all_args
+            computed = frozenset({COMPUTED}) if name not in sem.HOST_CONVERSIONS and name not in _CONTAINER_ADD else EMPTY
+            return receiver | all_args | computed
         if name in _CONTAINER_ADD:
             base = _base_name(func.value)
             if base is not None:
-                env[base] = env.get(base, EMPTY) | all_args
+                filled = frozenset({LoopFilled(base, node.lineno, node.col_offset)}) if self.loops else EMPTY
+                env[base] = env.get(base, EMPTY) | all_args | filled
             return EMPTY
         if name in {"copy", "astype", "reshape", "view", "ravel", "flatten", "transpose", "squeeze",
                     "copy_", "clone", "contiguous", "detach", "get", "pop", "items", "values", "keys"}:
@@ -361,6 +424,14 @@ class _Walker:
             value = value | frozenset({ReadOf(index)})
         return value
 
+    def _root_at(self, line: int, column: int, kind: str, what: str) -> Root:
+        key = (line, column, what)
+        root = self._root_ids.get(key)
+        if root is None:
+            root = Root(kind, codes.NUMPY, what, self.info.path, line, column, weak=True)  # type: ignore[arg-type]
+            self._root_ids[key] = root
+        return root
+
     def built(self, node: ast.AST, what: str | None, chain: tuple[str, ...] = (),
               origin: tuple[str, int, str] | None = None) -> Value:
         key = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0), what or "")
@@ -371,10 +442,17 @@ class _Walker:
             self._root_ids[key] = root
         return frozenset({root})
 
+    def raw_memory(self, node: ast.Call, name: str, pointer: Value) -> Value:
+        """A view of raw memory (``from_address``): what the pointer holds, when that is known
+        (host memory, data already read back); otherwise device memory read by the host."""
+        if pointer:
+            return pointer
+        return self.readback(node, EMPTY, f'"{name}()" (raw memory read)', codes.READBACK)
+
     def out_argument(self, kwargs: dict[str | None, Value]) -> None:
         out = kwargs.get("out")
         if out is not None:
-            self.write_into(out, None, "out=")  # type: ignore[arg-type]
+            self.write_into(out, None, "out=")
 
     def named_call(self, node: ast.Call, dotted: str, args: list[Value], kwargs: dict[str | None, Value],
                    all_args: Value, env: dict[str, Value], receiver: ast.expr | None = None) -> Value:
@@ -386,15 +464,19 @@ class _Walker:
         if declared == "upload":
             self.sink(args[0] if args else all_args, f'uploaded with "{last}()"')
             return EMPTY
+        if any(_D2H_NAME.search(_text(a)) for a in node.args):  # memcpy(dst, src, n, DEVICE_TO_HOST)
+            return self.d2h(node, dotted, env)
         callee = self.resolver.function(dotted)
         if callee is not None:
             return self.project_call(node, callee, args, kwargs, env, receiver)
         top = dotted.partition(".")[0]
-        if _D2H_NAME.search(dotted) or any(_D2H_NAME.search(_text(a)) for a in node.args):
+        if _D2H_NAME.search(dotted):
             return self.d2h(node, dotted, env)
         if _UPLOAD_NAME.search(last):
             self.sink(all_args, f'uploaded with "{last}()"')
             return EMPTY
+        if _HOST_ALLOCATION.search(last):
+            return frozenset({HostOnly(last)})
         if last in _RAW_COPIES:
             for value in args[1:]:
                 self.sink(value, f'copied to device memory with "{last}()"')
@@ -405,9 +487,13 @@ class _Walker:
             if last in sem.TENSOR_DATA_FACTORIES or last in sem.HOST_FACTORIES:
                 if _targets_device(node):
                     self.sink(all_args, f'uploaded with "{last}()"')
+                    for root in self._loop_roots(all_args):
+                        self.facts.sunk.append((root, f'uploaded with "{last}()"'))
                 return all_args if not _targets_device(node) else EMPTY
             if last in _RAW_MEMORY_READS:
-                return self.readback(node, EMPTY, f'"{last}()" (raw memory read)', codes.READBACK)
+                return self.raw_memory(node, last, all_args)
+            if _HOST_ALLOCATION.search(last):
+                return frozenset({HostOnly(last)})
             return all_args if is_host(all_args) else EMPTY
         if _READBACK_NAME.search(last) and "dtype" not in last.lower():
             first = args[0] if args else EMPTY
@@ -428,14 +514,28 @@ class _Walker:
             return all_args | self.built(node, f'host RNG "{dotted}()"')
         if module.partition(".")[0] == "numpy" and last in sem.HOST_ARRAY_BUILDERS:
             return all_args | self.built(node, f'numpy "{last}()"')
-        return all_args
+        if module.partition(".")[0] == "numpy":
+            # np.array(idx) of a loop-filled list: array data built on the host
+            built = frozenset(self._loop_roots(all_args)) | frozenset(ArrayOf(i) for i in params(all_args))
+            all_args = frozenset(a for a in all_args if not isinstance(a, LoopFilled)) | built
+        if last in sem.HOST_CONVERSIONS or not is_host(all_args):
+            return all_args
+        return all_args | frozenset({COMPUTED})
 
     def d2h(self, node: ast.Call, dotted: str, env: dict[str, Value]) -> Value:
         """A device-to-host memcpy: its destination (first argument) now holds device data."""
         short = dotted.rpartition(".")[2]
-        value = self.readback(node, EMPTY, f'"{short}()" (device-to-host copy)', codes.READBACK)
+        sources: Value = EMPTY
+        for arg in node.args[1:]:  # the device pointer is metadata of a tensor: whose?
+            for name in ast.walk(arg):
+                if isinstance(name, ast.Name):
+                    sources = sources | frozenset(a for a in env.get(name.id, EMPTY) if isinstance(a, Param))
+        value = self.readback(node, sources, f'"{short}()" (device-to-host copy)', codes.READBACK)
         if node.args:
-            base = _base_name(node.args[0])
+            destination = node.args[0]
+            while isinstance(destination, ast.Call) and destination.args:  # ctypes.addressof(buf), int(p)
+                destination = destination.args[0]
+            base = _base_name(destination)
             if base is not None:
                 current = env.get(base, EMPTY)
                 for index in params(current):
@@ -449,7 +549,7 @@ class _Walker:
         self.facts.callees.add(callee.key)
         if _targets_device(node):
             for value in (*args, *kwargs.values()):
-                self.sink(value, f'uploaded by "{callee.short}()"')
+                self.sink(value, f'uploaded by "{callee.short}()"', known_upload=False)
         if self.resolver.is_cpu_backend(callee.module):
             self.facts.cpu_backend_calls.append((node.lineno, node.col_offset, callee.qualname))
         summary = self.resolver.summary(callee)
@@ -462,36 +562,44 @@ class _Walker:
             if is_host(arg):
                 result = result | arg
             else:
-                result = result | self.readback(node, arg, None, codes.READBACK)
+                read = self.readback(node, arg, None, codes.READBACK)
+                result = result | (as_scalar(read) if summary.scalar_return else read)
         for index in summary.returns_param:
             result = result | bound.get(index, EMPTY)
         for inner in summary.returned_roots:
             result = result | self._reroot(node, callee, inner)
         for index in summary.uploads:
             self.sink(bound.get(index, EMPTY), f'uploaded by "{callee.short}()"')
+        for index in summary.array_uploads:
+            for root in self._loop_roots(bound.get(index, EMPTY)):
+                self.facts.sunk.append((root, f'uploaded by "{callee.short}()"'))
+        for index in summary.maybe_uploads - summary.uploads:
+            self.sink(bound.get(index, EMPTY), f'uploaded by "{callee.short}()"', known_upload=False)
         for index in summary.reads_into:
             arg_node = _argument_node(callee, node, index)
             base = _base_name(arg_node) if arg_node is not None else None
             if base is not None:
                 current = env.get(base, EMPTY)
                 self.facts.reads_into |= params(current)
-                env[base] = current | self.readback(node, EMPTY, None, codes.READBACK, (callee.qualname,))
+                env[base] = current | self.readback(node, EMPTY, None, codes.READBACK)
         return result
 
     def _reroot(self, node: ast.Call, callee: FunctionInfo, inner: Root) -> Value:
         origin = inner.origin or (inner.path, inner.line, inner.what)
         chain = (callee.qualname, *inner.chain)
         what = None
-        if inner.kind == "read":
-            return self.readback(node, EMPTY, what, inner.code, chain, origin)
-        return self.built(node, what, chain, origin)
+        made = (self.readback(node, EMPTY, what, inner.code, chain, origin) if inner.kind == "read"
+                else self.built(node, what, chain, origin))
+        return as_scalar(made) if inner.scalar else made
 
     def builtin_call(self, node: ast.Call, name: str, args: list[Value], all_args: Value,
                      kwargs: dict[str | None, Value]) -> Value:
         if name in sem.METADATA_BUILTINS:
             return EMPTY
+        if name in _SCALAR_BUILTINS:
+            return as_scalar(all_args)
         if name in sem.HOST_BUILTINS:
-            return all_args
+            return all_args | (frozenset({COMPUTED}) if is_host(all_args) and name not in _PLAIN_BUILTINS else EMPTY)
         if name == "range":
             self.control(all_args)
             return EMPTY
@@ -503,8 +611,11 @@ class _Walker:
     def unknown_call(self, node: ast.Call, name: str, all_args: Value, kwargs: dict[str | None, Value],
                      args: list[Value]) -> Value:
         """A callee we cannot see: a device kernel, unless it names a device as its target."""
-        if _targets_device(node) or _UPLOAD_NAME.search(name):
-            self.sink(all_args, f'uploaded by "{name}()"' if name else "uploaded")
+        if _UPLOAD_NAME.search(name):
+            self.sink(all_args, f'uploaded by "{name}()"')
+            return EMPTY
+        if _targets_device(node):
+            self.sink(all_args, f'uploaded by "{name}()"' if name else "uploaded", known_upload=False)
             return EMPTY
         self.control(all_args)
         return EMPTY
@@ -533,12 +644,53 @@ def _base_name(node: ast.AST | None) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
+def _dotted_text(node: ast.AST) -> str:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
 def _text(node: ast.AST) -> str:
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
         return node.attr
     return ""
+
+
+def _terminates(body: list[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], (ast.Raise, ast.Return, ast.Continue, ast.Break))
+
+
+def _host_guard(test: ast.expr) -> tuple[str, int] | None:
+    """``x.device.type == "cpu"`` (x on the host in the body: arm 0), ``!= "cpu"`` (arm 1),
+    ``!= "<device>"`` (arm 0); ``a and b`` guards the body when either part does."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        for part in test.values:
+            found = _host_guard(part)
+            if found is not None and found[1] == 0:
+                return found
+        return None
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant)):
+        return None
+    subject, literal = test.left, test.comparators[0].value
+    if isinstance(subject, ast.Attribute) and subject.attr == "type":
+        subject = subject.value
+    if not (isinstance(subject, ast.Attribute) and subject.attr == sem.DEVICE_PARAMETER and isinstance(literal, str)):
+        return None
+    name = _base_name(subject.value)
+    if name is None:
+        return None
+    is_cpu = literal == "cpu" or literal.startswith("cpu:")
+    if isinstance(test.ops[0], ast.Eq):
+        return (name, 0) if is_cpu else None
+    if isinstance(test.ops[0], ast.NotEq):
+        return (name, 1) if is_cpu else (name, 0)
+    return None
 
 
 def _is_cpu_literal(node: ast.AST) -> bool:

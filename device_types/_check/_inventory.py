@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass, field
 
 from .._config import Config
@@ -20,7 +19,6 @@ from ._findings import Finding
 __all__ = ["inventory", "op_of"]
 
 _SUFFIXES = ("_op", "_impl", "_kernel", "_fallback", "_composite", "_create")
-_TOKEN = re.compile(r"`([^`]+)`|([A-Za-z_][\w.:]*)")
 
 
 def op_of(function: str) -> str:
@@ -39,30 +37,28 @@ class _Entry:
 
 
 def known_rows(config: Config) -> tuple[str, dict[tuple[str | None, str], int], str | None]:
-    """(document shown, (backend or None, op) -> row line, problem) from the known-issues table."""
-    from .._audit._checks import normalise_op
+    """(document shown, (backend, op) -> row line, problem), read as ``device-types audit``
+    reads the table (sections, column synonyms, several ops per cell)."""
+    from .._audit._findings import AuditError
+    from .._audit._rows import TableCheck, read_docs
+    from .._audit._sources import DEFAULT_BACKENDS
     from .._audit._table import parse_tables
 
     path = os.path.join(config.root, config.known_issues)
     shown = os.path.relpath(path)
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except FileNotFoundError:
+        text = read_docs(path, shown)
+    except AuditError as exc:
+        return shown, {}, str(exc)
+    if text is None:
         return shown, {}, f"{shown} does not exist"
-    except (OSError, UnicodeDecodeError) as exc:
-        return shown, {}, f"{shown} cannot be read: {exc}"
+    allowed = sorted(set(DEFAULT_BACKENDS) | set(config.backends.values()))
+    table = TableCheck(shown, allowed, config, strict=False)
+    table.run(parse_tables(text))
     rows: dict[tuple[str | None, str], int] = {}
-    for table in parse_tables(text):
-        if "op" not in table.columns:
-            continue
-        for row in table.rows:
-            backend = row.cells.get("backend", "").strip().strip("`").lower() or None
-            cell = re.sub(r"\([^)]*\)", " ", row.cells.get("op", ""))
-            for ticked, bare in _TOKEN.findall(cell):
-                op = normalise_op(ticked or bare)
-                if op:
-                    rows.setdefault((backend, op), row.line)
+    for row in table.rows:
+        for op in row.ops:
+            rows.setdefault((row.backend or None, op), row.line)
     return shown, rows, None
 
 

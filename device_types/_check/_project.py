@@ -281,7 +281,7 @@ def _outline(module: Module, tree: ast.Module) -> None:
 def _def(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> Def:
     if not isinstance(node, ast.ClassDef):
         return Def("function")
-    members = {}
+    members: dict[str, Def] = {}
     for stmt in _flat(node.body):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             members.setdefault(stmt.name, _def(stmt))

@@ -30,9 +30,10 @@ _MAX_WALKS = 50
 Key = tuple[str, str]
 
 
-def root_order(root: Root) -> tuple[int, int, bool]:
-    """First root first; at one site a readback before a host build (it is the cause)."""
-    return root.line, root.column, root.kind != "read"
+def root_order(root: Root) -> tuple[bool, int, int, bool]:
+    """First root first, at one site a readback before a host build (it is the cause); a
+    loop-filled container only when nothing stronger explains the path."""
+    return root.weak, root.line, root.column, root.kind != "read"
 
 
 @dataclass(frozen=True)
@@ -183,7 +184,10 @@ class Analysis:
             returns_read_of=frozenset(a.index for a in returned if isinstance(a, ReadOf)),
             returns_param=frozenset(a.index for a in returned if isinstance(a, Param)),
             returned_roots=frozenset(r for r in roots(returned) if r.param is None),
+            scalar_return=bool(roots(returned)) and all(r.scalar for r in roots(returned)),
             uploads=frozenset(facts.uploaded_params),
+            maybe_uploads=frozenset(facts.maybe_uploaded_params),
+            array_uploads=frozenset(facts.array_uploads),
             reads_into=frozenset(facts.reads_into),
             fallback=path,
         )

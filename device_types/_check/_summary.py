@@ -27,10 +27,16 @@ class Summary:
     returns_read_of: frozenset[int] = frozenset()
     #: Parameters whose (host) data flows into the return value.
     returns_param: frozenset[int] = frozenset()
+    #: What it returns of host data is a Python scalar (``int(buf.value)``): a sync, not data.
+    scalar_return: bool = False
     #: Host data made inside the function (or its helpers) that it returns.
     returned_roots: frozenset[Root] = frozenset()
     #: Parameters whose host data the function uploads to a device.
     uploads: frozenset[int] = frozenset()
+    #: Parameters it turns into a numpy array and uploads (``tensor_create(data)``).
+    array_uploads: frozenset[int] = frozenset()
+    #: Parameters it passes to a call that targets a device (uploaded, if they are arrays).
+    maybe_uploads: frozenset[int] = frozenset()
     #: Parameters (host buffers) that the function fills with device data (a D2H copy).
     reads_into: frozenset[int] = frozenset()
     #: Set when the function is a backend function that falls back: its own first root, or

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Union
 
-__all__ = ["EMPTY", "Param", "ReadOf", "Root", "Value", "roots", "params"]
+__all__ = ["ArrayOf", "COMPUTED", "EMPTY", "Computed", "HostOnly", "LoopFilled", "Param", "ReadOf", "Root", "Value", "as_scalar", "is_host",
+           "params", "roots"]
 
 #: ``read``: device data copied to the host; ``built``: array data made on the host.
 RootKind = Literal["read", "built"]
@@ -35,6 +36,11 @@ class Root:
     origin: tuple[str, int, str] | None = None
     #: Set when the data was read from this function's own parameter k (for summaries).
     param: int | None = None
+    #: A Python scalar (``.item()``, ``int(...)``): uploading it stages a kernel operand, a
+    #: host sync at most, never a host-computed result.
+    scalar: bool = False
+    #: Weaker evidence (a container filled in a loop): another root at the site comes first.
+    weak: bool = False
 
 
 @dataclass(frozen=True)
@@ -51,7 +57,40 @@ class ReadOf:
     index: int
 
 
-Atom = Union[Root, Param, ReadOf]
+@dataclass(frozen=True)
+class HostOnly:
+    """Host memory or a tensor known to be on the CPU here (a pinned buffer, a branch under
+    ``x.device.type == "cpu"``): host data, but nobody's device data."""
+
+    why: str
+
+
+@dataclass(frozen=True)
+class LoopFilled:
+    """A Python container filled in a loop (``idx.append(...)`` in a ``for``, a comprehension):
+    uploading it (directly or through ``np.array``) uploads data built on the host."""
+
+    name: str
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class ArrayOf:
+    """Parameter ``index`` turned into a numpy array (``np.array(data)``): a function that
+    uploads it uploads whatever its caller passes as array data."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class Computed:
+    """The host data went through a host computation (numpy, arithmetic), not just a copy."""
+
+
+COMPUTED = Computed()
+
+Atom = Union[Root, Param, ReadOf, HostOnly, LoopFilled, ArrayOf, Computed]
 Value = frozenset[Atom]
 EMPTY: Value = frozenset()
 
@@ -65,5 +104,17 @@ def params(value: Value) -> set[int]:
 
 
 def is_host(value: Value) -> bool:
-    """Known to be host data (a root, or host data read from a parameter)."""
-    return any(isinstance(a, (Root, ReadOf)) for a in value)
+    """Known to be host data (a root, host data read from a parameter, host memory)."""
+    return any(isinstance(a, (Root, ReadOf, HostOnly)) for a in value)
+
+
+def as_scalar(value: Value) -> Value:
+    """``int(x)``/``float(x)``/``.item()`` of host data: the same origins, now Python scalars.
+
+    A value the host already computed with (``bool(np.allclose(a_np, b_np))``) stays what it
+    is: the scalar is the op's result, computed on the host."""
+    from dataclasses import replace
+
+    if COMPUTED in value:
+        return value
+    return frozenset(replace(a, scalar=True) if isinstance(a, Root) and not a.scalar else a for a in value)

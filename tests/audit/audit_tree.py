@@ -69,8 +69,8 @@ class Project:
         path.write_text(textwrap.dedent(text) if text.startswith("\n") else text)
         return path
 
-    def docs(self, *rows: str, title: str = "# Known kernel issues") -> Path:
-        return self.write(DOCS, "\n".join([title, "", HEADER, *rows]) + "\n")
+    def docs(self, *rows: str, title: str = "# Known kernel issues", header: str = HEADER) -> Path:
+        return self.write(DOCS, "\n".join([title, "", header, *rows]) + "\n")
 
     def run(self, *args: str) -> Outcome:
         self._capsys.readouterr()

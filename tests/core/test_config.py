@@ -65,8 +65,14 @@ def test_no_file_or_section_is_empty(tmp_path: Path) -> None:
         ('backends = ["p.mps"]', "backends must be a table of module prefix -> device"),
         ('backends = { "p..x" = "mps" }', "a key must be a dotted module name"),
         ('backends = { "p.b" = "mps", "p.b.c" = "cuda" }', "backends.'p.b.c' (cuda) lies inside backends.'p.b' (mps)"),
-        ('backend = { "p.b" = "mps" }', "unknown key 'backend'; known keys: backends, known_issues"),
+        ('backend = { "p.b" = "mps" }', "unknown key 'backend'; known keys: backends, check, default_backend, known_issues, platforms, strict"),
         ('known_issues = ""', "known_issues must be a path"),
+        ('platforms = ["910B"]', "platforms must be a table of platform name -> device"),
+        ('platforms = { "910B" = "ascend" }', "platforms.'910B': unknown backend device 'ascend'; use one of cuda, mps, npu, xpu"),
+        ('platforms = { " " = "npu" }', "platforms: a key must be a platform name as headings write it"),
+        ('default_backend = "tpu"', "default_backend: unknown backend device 'tpu'"),
+        ('default_backend = 1', "default_backend: the device must be a string"),
+        ('strict = "yes"', "strict must be true or false, not 'yes'"),
         ("backends = {", "not valid TOML"),
     ],
 )
@@ -76,6 +82,36 @@ def test_malformed(tmp_path: Path, text: str, message: str) -> None:
         load_config(path)
     assert message in str(info.value)
     assert str(info.value).startswith(path)
+
+
+def test_audit_keys_toml(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "pyproject.toml",
+        '[tool.device_types]\nplatforms = { "310B" = "npu", "M4" = "MPS" }\ndefault_backend = "npu"\nstrict = true\n',
+    )
+    config = load_config(path)
+    assert config.platforms == {"310B": "npu", "M4": "mps"}
+    assert config.default_backend == "npu"
+    assert config.strict is True
+    assert load_config(write(tmp_path, "pyproject.toml", "[tool.device_types]\n")) == Config(
+        root=str(tmp_path), source=str(tmp_path / "pyproject.toml")
+    )
+
+
+def test_audit_keys_ini(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "setup.cfg",
+        "[device_types]\nplatforms =\n    310B = npu\n    910B: npu\ndefault_backend = cuda\nstrict = yes\n",
+    )
+    config = load_config(path)
+    assert (config.platforms, config.default_backend, config.strict) == ({"310B": "npu", "910B": "npu"}, "cuda", True)
+    assert load_config(write(tmp_path, "mypy.ini", "[device_types]\nstrict = off\n")).strict is False
+    with pytest.raises(ConfigError, match=r"\[device_types\] strict must be true or false, not 'maybe'"):
+        load_config(write(tmp_path, "mypy.ini", "[device_types]\nstrict = maybe\n"))
+    with pytest.raises(ConfigError, match=r"\[device_types\] platforms: '910B' is not 'platform name = device'"):
+        load_config(write(tmp_path, "mypy.ini", "[device_types]\nplatforms = 910B\n"))
 
 
 def test_malformed_ini_line(tmp_path: Path) -> None:
