@@ -16,7 +16,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from .. import _semantics as sem
-from ._interpret import Facts, interpret
+from ._interpret import Facts, interpret, shifted
 from ._project import Def, FunctionInfo, Module, Project, find_def
 from ._summary import EMPTY_SUMMARY, FallbackPath, Summary
 from ._values import Param, ReadOf, Root, roots
@@ -128,15 +128,20 @@ class Analysis:
                 continue
             self._infos[key] = info
             record = self._cached.get(key)
-            if record is None or record.source_hash != info.source_hash or record.line != info.line or any(
+            if record is None or record.source_hash != info.source_hash or any(
                     self._summaries.get(callee, seen) != seen for callee, seen in record.seen.items()):
                 self._enqueue(key)
                 continue
-            self._facts[key] = record.facts
+            if record.line == info.line:
+                facts, summary = record.facts, record.summary
+            else:  # the same source, moved by an edit above it: the same facts, moved
+                facts = shifted(record.facts, info.path, info.line - record.line)
+                summary = self._summarize(info, facts)
+            self._facts[key] = facts
             self._seen[key] = dict(record.seen)
             for callee in record.seen:
                 self._callers.setdefault(callee, set()).add(key)
-            self._set_summary(key, record.summary)
+            self._set_summary(key, summary)
             for callee in record.seen:
                 callee_info = self._info_for(callee)
                 if callee_info is not None and callee not in self._infos:
