@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .layer import layer_source
+from .namespaces import build_namespaces
 from .modules import patch_c_module, patch_function_module, patch_return_types, patch_tensor_subclasses, stub_tensor_module
 from .signatures import Op
 
@@ -79,6 +80,9 @@ def build_overlay(root: Path | None = None) -> Overlay:
     if C_MODULE not in pyi_files:
         raise OverlayError(f"{root} has no {C_MODULE}: this torch build ships no stubs to overlay")
     try:
+        namespaces = build_namespaces(root, overlay.torch_version)
+        overlay.files.update(namespaces.files)
+        overlay.ops.update(namespaces.ops)
         for rel in pyi_files:
             source = (root / rel).read_text(encoding="utf-8")
             origin = f"torch {overlay.torch_version}: torch/{rel}"
@@ -87,7 +91,7 @@ def build_overlay(root: Path | None = None) -> Overlay:
             elif rel == C_MODULE:
                 overlay.files[rel], overlay.ops[rel] = patch_c_module(source, origin)
             elif rel == RETURN_TYPES:
-                overlay.files[rel] = patch_return_types(source, origin)
+                overlay.files[rel] = patch_return_types(namespaces.return_types_source(source), origin)
             else:
                 overlay.files[rel] = patch_tensor_subclasses(source, origin) or source
         base_members, base_defs = _tensor_base_members(overlay.files[C_MODULE])
