@@ -14,6 +14,7 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .gradual import NEVER_IMPORT, bare_guard
 from .modules import _finish, _rewrite_defs, _stub_class, _stub_function
 from .native import IMPORTS, NativeOp, NativeSchemas, load_schemas, structseq_class
 from .signatures import Op, SignatureRewriter
@@ -57,7 +58,7 @@ def namespace_stub(source: str, origin: str, schemas: NativeSchemas) -> tuple[st
     """(stub text, ops for coverage, native ops whose named results need a structseq class)."""
     module = ast.parse(source)
     ours = _imported_names()
-    body: list[ast.stmt] = list(ast.parse(IMPORTS).body)
+    body: list[ast.stmt] = list(ast.parse(IMPORTS + NEVER_IMPORT).body)
     structseqs: list[NativeOp] = []
     for stmt in module.body:
         if isinstance(stmt, ast.ImportFrom):
@@ -85,8 +86,15 @@ def _assignment(target: str, value: ast.expr, schemas: NativeSchemas, structseqs
         ops = schemas.ops(bound.attr)
         if ops:
             structseqs.extend(op for op in ops if op.structseq is not None)
-            text = "\n".join(op.python_def(target, overloaded=len(ops) > 1) for op in ops)
-            return list(ast.parse(text).body)
+            defs = [ast.parse(op.python_def(target, overloaded=True)).body[0] for op in ops]
+            assert all(isinstance(d, ast.FunctionDef) for d in defs)
+            # Stock torch types these ops as Any: bare tensors keep that (factories
+            # have a device of their own and need no guard).
+            is_factory = any(p == "device" for op in ops for p, _, _ in op.parameters()[1])
+            guard = None if is_factory else bare_guard(defs[0])  # type: ignore[arg-type]
+            if guard is None and len(defs) == 1:
+                defs[0].decorator_list = []  # type: ignore[attr-defined]
+            return [guard, *defs] if guard is not None else list(defs)
     if target == "__all__":
         return [ast.Assign(targets=[ast.Name(id=target, ctx=ast.Store())], value=value, lineno=0)]
     if isinstance(value, ast.Name | ast.Attribute):
@@ -110,6 +118,8 @@ class NamespaceStubs:
     ops: dict[str, list[Op]] = field(default_factory=dict)
     #: ``torch.return_types`` classes the namespaces return and torch's stub lacks.
     structseqs: list[NativeOp] = field(default_factory=list)
+    #: None when the installed torch ships no schemas (or no torchgen to read them).
+    schemas: NativeSchemas | None = None
 
     def return_types_source(self, source: str) -> str:
         """torch's ``return_types.pyi`` with the missing structseq classes appended."""
@@ -125,8 +135,8 @@ class NamespaceStubs:
 
 def build_namespaces(root: Path, torch_version: str) -> NamespaceStubs:
     """Stubs for every namespace of ``NAMESPACES`` the installed torch has (none without schemas)."""
-    stubs = NamespaceStubs()
     schemas = load_schemas(root)
+    stubs = NamespaceStubs(schemas=schemas)
     if schemas is None:
         return stubs
     for source_rel, stub_rel in NAMESPACES.items():
