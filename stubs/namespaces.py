@@ -14,6 +14,8 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from device_types._semantics import OpKind
+
 from .gradual import NEVER_IMPORT, bare_guard
 from .modules import _finish, _rewrite_defs, _stub_class, _stub_function
 from .native import IMPORTS, NativeOp, NativeSchemas, load_schemas, structseq_class
@@ -60,6 +62,7 @@ def namespace_stub(source: str, origin: str, schemas: NativeSchemas) -> tuple[st
     ours = _imported_names()
     body: list[ast.stmt] = list(ast.parse(IMPORTS + NEVER_IMPORT).body)
     structseqs: list[NativeOp] = []
+    untyped: list[Op] = []
     for stmt in module.body:
         if isinstance(stmt, ast.ImportFrom):
             body.extend(_reexport(stmt))
@@ -67,7 +70,10 @@ def namespace_stub(source: str, origin: str, schemas: NativeSchemas) -> tuple[st
             body.append(stmt)
         elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             target = stmt.targets[0].id
-            body.extend(_assignment(target, stmt.value, schemas, structseqs, ours))
+            stubbed = _assignment(target, stmt.value, schemas, structseqs, ours)
+            if isinstance(bound_native(stmt.value), ast.Attribute) and not any(isinstance(s, ast.FunctionDef) for s in stubbed):
+                untyped.append(Op(target, OpKind.PRESERVE, returns_tensor=True, device_typed=False))  # no schema: Any
+            body.extend(stubbed)
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             body.append(ast.AnnAssign(target=stmt.target, annotation=stmt.annotation, value=None, simple=1))
         elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -77,7 +83,7 @@ def namespace_stub(source: str, origin: str, schemas: NativeSchemas) -> tuple[st
     module.body = body
     rewriter = SignatureRewriter(is_method=False)
     module.body = _rewrite_defs(module.body, rewriter)
-    return _finish(module, origin), rewriter.ops, structseqs
+    return _finish(module, origin), rewriter.ops + untyped, structseqs
 
 
 def _assignment(target: str, value: ast.expr, schemas: NativeSchemas, structseqs: list[NativeOp], ours: set[str]) -> list[ast.stmt]:
@@ -86,14 +92,13 @@ def _assignment(target: str, value: ast.expr, schemas: NativeSchemas, structseqs
         ops = schemas.ops(bound.attr)
         if ops:
             structseqs.extend(op for op in ops if op.structseq is not None)
-            defs = [ast.parse(op.python_def(target, overloaded=True)).body[0] for op in ops]
-            assert all(isinstance(d, ast.FunctionDef) for d in defs)
+            defs = [d for op in ops for d in ast.parse(op.python_def(target, overloaded=True)).body if isinstance(d, ast.FunctionDef)]
             # Stock torch types these ops as Any: bare tensors keep that (factories
             # have a device of their own and need no guard).
             is_factory = any(p == "device" for op in ops for p, _, _ in op.parameters()[1])
-            guard = None if is_factory else bare_guard(defs[0])  # type: ignore[arg-type]
+            guard = None if is_factory else bare_guard(defs[0])
             if guard is None and len(defs) == 1:
-                defs[0].decorator_list = []  # type: ignore[attr-defined]
+                defs[0].decorator_list = []
             return [guard, *defs] if guard is not None else list(defs)
     if target == "__all__":
         return [ast.Assign(targets=[ast.Name(id=target, ctx=ast.Store())], value=value, lineno=0)]

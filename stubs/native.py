@@ -12,6 +12,7 @@ generator maps them for ``torch._C._VariableFunctions``; an out variant adds the
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import re
 from collections import defaultdict
@@ -189,9 +190,7 @@ class NativeSchemas:
 
     @cached_property
     def _parse(self) -> Any:
-        from torchgen.model import FunctionSchema
-
-        return FunctionSchema.parse
+        return importlib.import_module("torchgen.model").FunctionSchema.parse
 
     def __contains__(self, name: str) -> bool:
         return name in self._lines
@@ -219,7 +218,7 @@ def load_schemas(torch_root: Path) -> NativeSchemas | None:
     for path in candidates:
         if path.is_file():
             try:
-                import torchgen.model  # noqa: F401
+                importlib.import_module("torchgen.model")
             except ImportError:
                 return None
             return NativeSchemas(path.read_text(encoding="utf-8"))

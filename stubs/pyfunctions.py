@@ -29,6 +29,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from device_types._semantics import OpKind
+
 from .annotations import mentions_tensor, name, parse_annotation
 from .gradual import NEVER_IMPORT, bare_guard
 from .modules import _finish
@@ -301,7 +303,11 @@ class _Stub:
     body: list[ast.stmt] = field(default_factory=list)
     structseqs: list[NativeOp] = field(default_factory=list)
 
-    def emit(self, public: str, typed: list[ast.FunctionDef], fallback: ast.FunctionDef | None) -> None:
+    def emit(self, public: str, typed: list[ast.FunctionDef], fallback: ast.FunctionDef | None, twins: list[NativeOp] | None = None) -> None:
+        if not typed and fallback is not None:
+            # Counted for coverage when it gives a tensor, though nothing types its device.
+            returns_tensor = mentions_tensor(fallback.returns) or any(mentions_tensor(_type(t.returns())) for t in twins or [])
+            self.rewriter.ops.append(Op(public, OpKind.PRESERVE, returns_tensor, device_typed=False))
         # Where stock torch types the result as Any, bare tensors keep Any.
         guard = bare_guard(typed[0]) if typed and fallback is not None and _is_any(fallback.returns) else None
         if guard is not None:
@@ -339,7 +345,7 @@ def functional_stub(root: Path, origin: str, schemas: NativeSchemas | None, nati
         twins = schemas.ops(fn_name) if schemas is not None and fn_name in schemas else []
         stub.structseqs.extend(t for t in twins if t.structseq is not None)
         typed, written, inferred = _candidates(source, defs, twins)
-        stub.emit(fn_name, typed, _fallback(written) if inferred or not typed else None)
+        stub.emit(fn_name, typed, _fallback(written) if inferred or not typed else None, twins)
     for target, value in source.assigns.items():
         defaults: dict[str, bool] = {}
         leaves = list(_dispatch_leaves(source, value, {}, defaults))
@@ -395,7 +401,7 @@ def _imports(stmt: ast.ImportFrom, root: Path, exported: set[str], stub: _Stub, 
         if local in exported and alias.name in source.defs:
             twins = schemas.ops(alias.name) if schemas is not None and alias.name in schemas else []
             typed, written, inferred = _candidates(source, source.defs[alias.name], twins)
-            stub.emit(local, typed, _fallback(written) if inferred or not typed else None)
+            stub.emit(local, typed, _fallback(written) if inferred or not typed else None, twins)
         else:
             kept.append(alias)
     if not kept:
