@@ -210,16 +210,12 @@ class NativeSchemas:
 
 def load_schemas(torch_root: Path) -> NativeSchemas | None:
     """The schemas shipped with the installed torch, or None when its wheel has none."""
-    # The torchgen next to the torch being stubbed carries that torch's schemas.
-    candidates = [torch_root.parent / "torchgen" / YAML]
-    spec = importlib.util.find_spec("torchgen")
-    if spec is not None and spec.submodule_search_locations:
-        candidates.append(Path(next(iter(spec.submodule_search_locations))) / YAML)
-    for path in candidates:
-        if path.is_file():
-            try:
-                importlib.import_module("torchgen.model")
-            except ImportError:
-                return None
-            return NativeSchemas(path.read_text(encoding="utf-8"))
-    return None
+    # Only the torchgen next to the torch being stubbed carries that torch's schemas.
+    path = torch_root.parent / "torchgen" / YAML
+    if not path.is_file() or importlib.util.find_spec("torchgen") is None:
+        return None
+    try:
+        importlib.import_module("torchgen.model")
+    except ImportError:
+        return None
+    return NativeSchemas(path.read_text(encoding="utf-8"))

@@ -335,9 +335,12 @@ def functional_stub(root: Path, origin: str, schemas: NativeSchemas | None, nati
     stub = _Stub()
     stub.body.extend(ast.parse(IMPORTS + _TYPING + NEVER_IMPORT).body)
     exported = _exported(source)
+    ours = {(a.asname or a.name).split(".")[0] for s in ast.parse(IMPORTS).body if isinstance(s, ast.Import | ast.ImportFrom) for a in s.names}
     coverage: list[Op] = []
     for stmt in _flatten(source.tree.body):
         if isinstance(stmt, ast.ImportFrom):
+            if stmt.level == 1:  # ``from ._lowrank import ...`` inside torch: absolute in the stub
+                stmt = ast.ImportFrom(module=f"torch.{stmt.module}" if stmt.module else "torch", names=stmt.names, level=0)
             stub.body.extend(_imports(stmt, root, exported, stub, schemas))
         elif isinstance(stmt, ast.Import):
             stub.body.append(stmt)
@@ -361,8 +364,8 @@ def functional_stub(root: Path, origin: str, schemas: NativeSchemas | None, nati
         elif bound is not None and bound in native_ops:
             stub.body.extend(ast.parse(f"from torch._C._VariableFunctions import {bound} as {target}" if bound == target else f"from torch._C._VariableFunctions import {bound} as _dt_{target}\n{target} = _dt_{target}").body)
             coverage += [Op(target, op.kind, op.returns_tensor, op.device_typed) for op in native_ops[bound]]
-        elif target in source.defs:
-            continue
+        elif target in source.defs or target in ours:
+            continue  # a def, or a name the stub's own imports bind (``Tensor = torch.Tensor``)
         elif target == "__all__" or isinstance(value, ast.Name | ast.Attribute | ast.Subscript):
             stub.body.append(ast.Assign(targets=[name(target)], value=value, lineno=0))
         else:
