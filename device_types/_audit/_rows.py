@@ -16,7 +16,7 @@ from typing import Final
 from .._config import Config
 from ._cells import error_codes, is_empty, kernel_names, plain, read_op_cell
 from ._findings import OPEN, RESOLVED, AuditError, Finding, titles
-from ._sections import BACKEND_SYNONYMS, Section, table_section
+from ._sections import BACKEND_SYNONYMS, Section, kernel_vendor, table_section
 from ._table import FIELD_TITLES, Row, Table
 
 #: The fields a table must carry in the default mode (Backend may come from a heading, a
@@ -270,8 +270,8 @@ def _no_backend(tables: list[Table]) -> str:
     else:
         where = ", ".join(f"'{_heading(t)}'" if t.headings else f"line {t.line}" for t in tables)
         what = f"{len(tables)} tables ({where}) have"
-    names = dict.fromkeys(t.headings[-1].text for t in headed) or {"910B": None}
-    example = ", ".join(f'"{name}" = "npu"' for name in names)
+    names = {t.headings[-1].text: kernel_vendor(t) for t in headed} or {"910B": "npu"}
+    example = ", ".join(f'"{name}" = "{device or "npu"}"' for name, device in names.items())
     return (
         f"{what} no 'Backend' column and neither a heading nor the document's path names a backend; "
         f"map the headings in [tool.device_types] platforms (e.g. platforms = {{ {example} }}), "

@@ -423,3 +423,17 @@ def test_odd_cells_and_columns_teams_write(project: Project) -> None:
     ]
     strict = project.run("--strict").lines
     assert f"{DOCS}:3: columns 'Error code' and 'Error' both read as 'Error description'; rename or remove one [audit-table-duplicate-column]" in strict
+
+
+def test_no_backend_suggests_the_device_its_kernels_belong_to(project: Project) -> None:
+    project.write("pkg/_backends/mps/ops.py", "def relu(x):\n    return x\n")
+    project.write(
+        DOCS,
+        "## M3\n\n| Op | Metal kernel | Error | Workaround | Tested on |\n|---|---|---|---|---|\n"
+        "| `cumsum` | `MPSGraphCumulativeSum` | wrong sums | scan | macOS 15.2 |\n",
+    )
+    assert project.run().lines[0] == (
+        f"{DOCS}:3: the table under '## M3' has no 'Backend' column and neither a heading nor the document's "
+        "path names a backend; map the headings in [tool.device_types] platforms (e.g. platforms = "
+        '{ "M3" = "mps" }), set default_backend, or add a \'Backend\' column [audit-table-no-backend]'
+    )
