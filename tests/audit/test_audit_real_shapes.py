@@ -437,3 +437,18 @@ def test_no_backend_suggests_the_device_its_kernels_belong_to(project: Project) 
         "path names a backend; map the headings in [tool.device_types] platforms (e.g. platforms = "
         '{ "M3" = "mps" }), set default_backend, or add a \'Backend\' column [audit-table-no-backend]'
     )
+
+
+def test_fix_pads_a_short_delimiter_row_with_delimiters(project: Project) -> None:
+    # An empty cell in the delimiter row would end the table, so a second --fix would see
+    # another document; the fix converges in one step.
+    project.write("pkg/_backends/npu/ops.py", "def relu(x):\n    return x\n")
+    project.write("pyproject.toml", '[tool.device_types]\ndefault_backend = "npu"\n')
+    project.write(DOCS, "| Op | Error | Workaround | Platform |\n|---|---|---|\n| `gelu` | NaN | tanh | CANN 8 |\n")
+    assert project.run("--fix", "--write").code == 0
+    assert (project.root / DOCS).read_text() == (
+        "| Op name | Backend | Error description | Composite workaround | Platform version | Status |\n"
+        "| --- | --- | --- | --- | --- | --- |\n"
+        f"| `gelu` | npu | NaN | tanh | CANN 8 | {OPEN} |\n"
+    )
+    assert project.run("--fix").code == 0
