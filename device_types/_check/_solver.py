@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from .. import _semantics as sem
 from ._interpret import Facts, interpret, shifted
-from ._project import Def, FunctionInfo, Module, Project, find_def
+from ._project import Def, FunctionInfo, Module, Project
 from ._summary import EMPTY_SUMMARY, FallbackPath, Summary
 from ._values import Param, ReadOf, Root, roots
 
@@ -63,6 +63,7 @@ class BackendMap:
         self.backends = backends
         self.declared = {**{name: "upload" for name in uploads}, **{name: "readback" for name in readbacks}}
         self.cpu_prefixes = list(cpu_backends)
+        self._cpu: dict[str, bool] = {}
         if not cpu_backends:
             for prefix in backends:
                 head, _, _ = prefix.rpartition(".")
@@ -78,7 +79,10 @@ class BackendMap:
         return None if prefix is None else self.backends[prefix]
 
     def is_cpu_backend(self, module: str) -> bool:
-        return any(module == p or module.startswith(p + ".") for p in self.cpu_prefixes)
+        known = self._cpu.get(module)
+        if known is None:
+            known = self._cpu[module] = any(module == p or module.startswith(p + ".") for p in self.cpu_prefixes)
+        return known
 
 
 class Analysis:
@@ -164,7 +168,7 @@ class Analysis:
         self._walk_count[key] = self._walk_count.get(key, 0) + 1
         self.walks += 1
         module = self.project.module(info.module)
-        node = find_def(self.project.tree(module), info.qualname) if module is not None else None
+        node = self.project.function_node(module, info.qualname) if module is not None else None
         self._seen[key] = {}
         previous_current, self._current = self._current, key
         try:
