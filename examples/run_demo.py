@@ -2,7 +2,8 @@
 
 Run with ``make demo`` (or ``.venv/bin/python examples/run_demo.py``). It prints, in order:
 the overlay's state and coverage, mypy with the plugin on ``examples/candle`` (clean
-composites, one error per policy code in ``fallbacks.py``), a malformed configuration,
+composites, one error per policy code in ``fallbacks.py``), ``device-types check`` on the
+untyped ``npu/legacy_ops.py`` (what mypy cannot see), a malformed configuration,
 and ``device-types audit`` on the example, clean and after a broken native kernel loses
 its marker. Exit status 0 when every step printed what ``examples/expected/`` says
 (``--update-expected`` rewrites those files from this run: review the diff).
@@ -76,6 +77,11 @@ def main() -> int:
     code, out = run([sys.executable, "-m", "mypy", "--no-pretty", "--no-error-summary"], PROJECT)
     print(out or "(no errors)")
     ok &= check("mypy", out)
+
+    section("device-types check: untyped backend code as it is (npu/legacy_ops.py), no mypy needed")
+    code, out = run([str(BIN / "device-types"), "check", "--no-cache", "src/candle/_backends"], PROJECT)
+    print(out)
+    ok &= check("check", out)
 
     section("a malformed configuration: one line, no traceback")
     with project_copy() as broken:

@@ -53,7 +53,7 @@ def _finish(module: ast.Module, origin: str, *, is_c_module: bool = False) -> st
 
 def _is_overload(fn: ast.FunctionDef) -> bool:
     return any(
-        (isinstance(d, ast.Name) and d.id == "overload") or (isinstance(d, ast.Attribute) and d.attr == "overload")
+        (isinstance(d, ast.Name) and d.id in {"overload", OVERLOAD}) or (isinstance(d, ast.Attribute) and d.attr == "overload")
         for d in fn.decorator_list
     )
 

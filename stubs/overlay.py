@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .layer import layer_source
+from .namespaces import build_namespaces
+from .pyfunctions import FUNCTIONAL_SOURCE, FUNCTIONAL_STUB, functional_stub
 from .modules import patch_c_module, patch_function_module, patch_return_types, patch_tensor_subclasses, stub_tensor_module
 from .signatures import Op
 
@@ -79,6 +81,9 @@ def build_overlay(root: Path | None = None) -> Overlay:
     if C_MODULE not in pyi_files:
         raise OverlayError(f"{root} has no {C_MODULE}: this torch build ships no stubs to overlay")
     try:
+        namespaces = build_namespaces(root, overlay.torch_version)
+        overlay.files.update(namespaces.files)
+        overlay.ops.update(namespaces.ops)
         for rel in pyi_files:
             source = (root / rel).read_text(encoding="utf-8")
             origin = f"torch {overlay.torch_version}: torch/{rel}"
@@ -87,9 +92,20 @@ def build_overlay(root: Path | None = None) -> Overlay:
             elif rel == C_MODULE:
                 overlay.files[rel], overlay.ops[rel] = patch_c_module(source, origin)
             elif rel == RETURN_TYPES:
-                overlay.files[rel] = patch_return_types(source, origin)
+                continue  # after the functions: it gains the structseq classes they return
             else:
                 overlay.files[rel] = patch_tensor_subclasses(source, origin) or source
+        if namespaces.schemas is not None and (root / FUNCTIONAL_SOURCE).is_file():
+            native_ops: dict[str, list[Op]] = {}
+            for op in overlay.ops.get(FUNCTION_MODULES[0], []):
+                native_ops.setdefault(op.name, []).append(op)
+            origin = f"torch {overlay.torch_version}: torch/{FUNCTIONAL_SOURCE}"
+            overlay.files[FUNCTIONAL_STUB], overlay.ops[FUNCTIONAL_STUB], structseqs = functional_stub(root, origin, namespaces.schemas, native_ops)
+            namespaces.structseqs.extend(structseqs)
+        if RETURN_TYPES in pyi_files:
+            source = (root / RETURN_TYPES).read_text(encoding="utf-8")
+            origin = f"torch {overlay.torch_version}: torch/{RETURN_TYPES}"
+            overlay.files[RETURN_TYPES] = patch_return_types(namespaces.return_types_source(source), origin)
         base_members, base_defs = _tensor_base_members(overlay.files[C_MODULE])
         tensor_source = (root / TENSOR_SOURCE).read_text(encoding="utf-8")
         overlay.files["_tensor.pyi"], overlay.ops["_tensor.pyi"] = stub_tensor_module(

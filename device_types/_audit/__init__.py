@@ -80,9 +80,12 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Check that every '# TODO: re-enable native kernel when <platform> fixes <issue>' "
             "marker in the backend code has an open row in the known-issues table, and that "
-            "every open row still has its marker, guard and composite workaround. Backends and "
-            "the document come from [tool.device_types] (backends, known_issues); without "
-            "backends, every */_backends/{mps,cuda,npu} directory under the root is one."
+            "every open row still has its marker, guard and composite workaround. Tables and "
+            "markers are read as teams write them (one table per chip, their own column names "
+            "and wording); --strict asks for the policy's exact form and --fix converges on it. "
+            "Configuration: [tool.device_types] backends, known_issues, platforms, "
+            "default_backend, strict; without backends, every */_backends/{mps,cuda,npu} "
+            "directory under the root is one."
         ),
         epilog="exit status: 0 clean, 1 findings, 2 usage or configuration error. See docs/audit.md.",
     )

@@ -23,14 +23,15 @@ _BACKTICKED: Final = re.compile(r"`([^`]+)`")
 _ESCAPE: Final = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")
 _PARENTHESISED: Final = re.compile(r"\(([^()]*)\)")
 #: Between several ops in one cell.
-_OP_SEPARATOR: Final = re.compile(r"\s*(?:/|,|&|;|\band\b|\bor\b)\s*")
+_OP_SEPARATOR: Final = re.compile(r"\s*(?:/|,|&|;|<br\s*/?>|\band\b|\bor\b)\s*", re.IGNORECASE)
 #: A trailing note after the op: "`std` — all-reduce only", "`topk`: see #12".
 _NOTE: Final = re.compile(r"\s+(?:\u2014|\u2013|--|-)\s+.*$|\s*:\s+.*$")
 #: A kernel identifier written bare: lower-to-upper camel case (aclnnAvgPool2d, cudnnConvFwd).
 _CAMEL: Final = re.compile(r"[a-z0-9][A-Z]")
 _WORD: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-#: An error code or number: four or more digits, not part of a version or a word.
-_ERROR_CODE: Final = re.compile(r"(?<![\w.])\d{4,}(?![\w]|\.\d)")
+#: An error code: four or more digits, maybe after up to three capitals (161002, EZ9999),
+#: not part of a version or a word.
+_ERROR_CODE: Final = re.compile(r"(?<![\w.])[A-Z]{0,3}\d{4,}(?![\w]|\.\d)")
 
 
 def plain(cell: str) -> str:
@@ -63,6 +64,7 @@ def read_op_cell(cell: str) -> tuple[tuple[str, ...], str] | None:
     the text outside parentheses is split at '/', ',', '&' and 'and'.
     """
     text = _ESCAPE.sub(r"\1", _LINK.sub(r"\1", cell)).strip().strip("*").strip()
+    text = re.sub(r"<br\s*/?>", " / ", text, flags=re.IGNORECASE)  # a line break inside a cell
     ticked = _BACKTICKED.findall(text)
     if ticked:
         ops = [normalise_op(t) for t in ticked]

@@ -118,15 +118,16 @@ def _fix_table(lines: list[str], table: Table, section: Section) -> None:
         # Right after the last policy column, so the six stay together before any notes.
         inserts.append((max(table.columns.values()) + 1, FIELD_TITLES["status"], OPEN))
 
-    def rebuilt(cells: list[str], fill: list[str]) -> list[str]:
-        out = list(cells) + [""] * (len(table.headers) - len(cells))
+    def rebuilt(cells: list[str], fill: list[str], pad: str = "") -> list[str]:
+        out = list(cells) + [pad] * (len(table.headers) - len(cells))
         for (position, _, _), value in sorted(zip(inserts, fill), key=lambda item: -item[0][0]):
             out.insert(position, value)
         return out
 
     _replace(lines, table.line, table.headers, rebuilt(headers, [h for _, h, _ in inserts]))
     delimiter = split_cells(lines[table.delimiter_line - 1])
-    _replace(lines, table.delimiter_line, delimiter, rebuilt(delimiter, ["---"] * len(inserts)))
+    # A short delimiter row is padded with delimiters: an empty cell would end the table.
+    _replace(lines, table.delimiter_line, delimiter, rebuilt(delimiter, ["---"] * len(inserts), "---"))
     for row in table.rows:
         cells = list(row.raw)
         if "status" in renamed and renamed["status"] < len(cells):

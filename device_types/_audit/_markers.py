@@ -32,7 +32,7 @@ _MARKER: Final = re.compile(
 _READABLE: Final = re.compile(
     r"""^\#+\s*TODO\b\s*(?:\([^)]*\))?\s*[:\-]?\s*
         re-?enable\s+(?P<what>[^\n]*?\bnative\b[^\n]*?)\s+
-        when\s+(?P<platform>.*?)\s*\bfix(?:es|ed)?\b\s*(?P<issue>.*?)[\s.;,!]*$""",
+        when\s+(?P<platform>.*?)\s*\b(?:fix(?:es|ed)?|resolves|resolved)\b\s*(?P<issue>.*?)[\s.;,!]*$""",
     re.IGNORECASE | re.VERBOSE,
 )
 _PLACEHOLDER: Final = re.compile(r"^<[^>]*>$")

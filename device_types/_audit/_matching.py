@@ -171,7 +171,7 @@ def _rows_for(marker: Marker, rows: list[IssueRow], config: Config) -> tuple[lis
             return _narrow(hits, marker, text, config), None
     for row in sorted(rows, key=lambda r: max(len(o) for o in r.ops), reverse=True):
         for op in row.ops:
-            if re.search(rf"(?<!\w){re.escape(op)}(?!\w)", issue):
+            if re.search(rf"(?<!\w){re.escape(op)}(?!\w)", about):  # "native matmul path"
                 return _narrow([r for r in rows if op in r.ops], marker, text, config), None
     if kernels:  # it names a kernel that no row lists: that row is what is missing
         return [], kernels[0]

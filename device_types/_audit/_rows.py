@@ -16,12 +16,15 @@ from typing import Final
 from .._config import Config
 from ._cells import error_codes, is_empty, kernel_names, plain, read_op_cell
 from ._findings import OPEN, RESOLVED, AuditError, Finding, titles
-from ._sections import BACKEND_SYNONYMS, Section, table_section
+from ._sections import BACKEND_SYNONYMS, Section, kernel_vendor, table_section
 from ._table import FIELD_TITLES, Row, Table
 
 #: The fields a table must carry in the default mode (Backend may come from a heading, a
 #: missing Status means open).
 SUBSTANTIVE: Final = ("op", "error", "workaround", "platform")
+#: Fields that two columns cannot both hold without contradicting each other (which one
+#: is the backend?); two Error or two Platform columns only say more.
+_CONFLICTING: Final = ("op", "backend", "status")
 #: Above this size the document is not a hand-written table (and is not read whole).
 MAX_DOCS_BYTES: Final = 8 * 1024 * 1024
 
@@ -105,7 +108,10 @@ class TableCheck:
         self._add(tables[0].line if tables else 1, "audit-table-missing", message)
 
     def _columns(self, table: Table, section: Section) -> None:
+        missing_substance = any(f not in table.columns for f in SUBSTANTIVE)
         for found, header in table.duplicate_columns:
+            if found not in _CONFLICTING and not (self.strict or missing_substance):
+                continue  # "Error" beside "Error code": one describes, the other adds to it
             first = table.headers[table.columns[found]]
             self._add(table.line, "audit-table-duplicate-column", (
                 f"columns '{first}' and '{header}' both read as '{FIELD_TITLES[found]}'; "
@@ -222,6 +228,9 @@ class TableCheck:
             return None
         if value in self.allowed:
             return value
+        bare = re.sub(r"\s*\([^)]*\)", "", value).strip()  # "npu (910B only)"
+        if bare in self.allowed:
+            return bare
         if re.search(r"[,/&+]|\band\b", value):
             hint = "; one backend per row: split it into one row per backend"
         elif value in BACKEND_SYNONYMS:
@@ -235,7 +244,8 @@ class TableCheck:
     def _status(self, line: int, cell: str | None, header: str | None) -> str | None:
         if cell is None:
             return None
-        value = plain(cell).lower()
+        # A leading mark ("✅ resolved", "🔴 Open") says the same as the word after it.
+        value = re.sub(r"^[^\w(]+", "", plain(cell).lower())
         if is_empty(value):
             return None
         for status, wording in (("open", OPEN), ("resolved", RESOLVED)):
@@ -260,8 +270,8 @@ def _no_backend(tables: list[Table]) -> str:
     else:
         where = ", ".join(f"'{_heading(t)}'" if t.headings else f"line {t.line}" for t in tables)
         what = f"{len(tables)} tables ({where}) have"
-    names = dict.fromkeys(t.headings[-1].text for t in headed) or {"910B": None}
-    example = ", ".join(f'"{name}" = "npu"' for name in names)
+    names = {t.headings[-1].text: kernel_vendor(t) for t in headed} or {"910B": "npu"}
+    example = ", ".join(f'"{name}" = "{device or "npu"}"' for name, device in names.items())
     return (
         f"{what} no 'Backend' column and neither a heading nor the document's path names a backend; "
         f"map the headings in [tool.device_types] platforms (e.g. platforms = {{ {example} }}), "

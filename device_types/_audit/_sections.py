@@ -55,6 +55,28 @@ def table_section(table: Table, docs: str, config: Config, allowed: list[str]) -
     return Section(None, None, None)
 
 
+#: Kernel-name prefixes and kernel-column words that say whose kernels a table lists; only
+#: a suggestion for the configuration (a table's backend is never guessed from them).
+_KERNEL_VENDORS: Final = {
+    "aclnn": "npu", "acl": "npu", "ascend": "npu", "cann": "npu",
+    "mps": "mps", "mpsgraph": "mps", "metal": "mps", "mtl": "mps",
+    "cuda": "cuda", "cudnn": "cuda", "cublas": "cuda", "cutlass": "cuda", "triton": "cuda",
+}
+
+
+def kernel_vendor(table: Table) -> str | None:
+    """The device a table's kernel column suggests ("ACLNN kernel", ``aclnnAvgPool2d``)."""
+    texts = [table.headers[i] for i in table.kernel_columns]
+    texts += [r.raw[i] for r in table.rows for i in table.kernel_columns if i < len(r.raw)]
+    for text in texts:
+        for word in re.findall(r"[A-Za-z]+", text):
+            prefix = re.match(r"[a-z]+|[A-Z]+(?=[A-Z][a-z])|[A-Za-z][a-z]*", word)
+            for candidate in (word.lower(), prefix.group(0).lower() if prefix else ""):
+                if candidate in _KERNEL_VENDORS:
+                    return _KERNEL_VENDORS[candidate]
+    return None
+
+
 def platform_named(text: str, config: Config) -> str | None:
     """The configured platform a text (a heading, a marker) names as a word, if any."""
     return _configured_platform(text, config)

@@ -158,7 +158,7 @@ def parse_tables(text: str) -> list[Table]:
             j = i + 2
             while j < len(lines) and lines[j][0] == lines[j - 1][0] + 1 and _is_row(lines[j][1]):
                 cells = split_cells(lines[j][1])
-                by_field = {f: cells[index] for f, index in columns.items() if index < len(cells)}
+                by_field = _cells_by_field(headers, cells)
                 rows.append(Row(lines[j][0], by_field, len(cells), tuple(cells)))
                 j += 1
             tables.append(Table(
@@ -168,6 +168,19 @@ def parse_tables(text: str) -> list[Table]:
         else:
             i += 1
     return tables
+
+
+def _cells_by_field(headers: list[str], cells: list[str]) -> dict[str, str]:
+    """Field -> cell; where two columns read as one field ("Error code", "Error"), the
+    first filled one (the first one when none is)."""
+    by_field: dict[str, str] = {}
+    for index, header in enumerate(headers):
+        found = field_of_header(header)
+        if found is None or index >= len(cells):
+            continue
+        if found not in by_field or (is_empty(by_field[found]) and not is_empty(cells[index])):
+            by_field[found] = cells[index]
+    return by_field
 
 
 def _heading(line: str, next_line: str | None, number: int) -> Heading | None:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Protocol
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
 
 from .. import _semantics as sem
 from . import _codes as codes
@@ -79,6 +79,30 @@ class Facts:
     cpu_backend_calls: list[tuple[int, int, str]] = field(default_factory=list)
     indirect: list[tuple[int, int, FunctionInfo, FallbackPath]] = field(default_factory=list)
     callees: set[tuple[str, str]] = field(default_factory=set)
+
+
+def shifted(facts: Facts, path: str, delta: int) -> Facts:
+    """``facts`` of a function whose unchanged source moved ``delta`` lines in ``path``."""
+    def move(atom: Any) -> Any:
+        if isinstance(atom, Root) and atom.path == path:
+            return replace(atom, line=atom.line + delta)
+        if isinstance(atom, LoopFilled):
+            return replace(atom, line=atom.line + delta)
+        return atom
+
+    return Facts(
+        returned={move(a) for a in facts.returned},
+        sunk=[(move(root), how) for root, how in facts.sunk],
+        uploaded_params=set(facts.uploaded_params),
+        array_uploads=set(facts.array_uploads),
+        maybe_uploaded_params=set(facts.maybe_uploaded_params),
+        reads_into=set(facts.reads_into),
+        created=[move(root) for root in facts.created],
+        escaped={move(root) for root in facts.escaped},
+        cpu_backend_calls=[(line + delta, column, name) for line, column, name in facts.cpu_backend_calls],
+        indirect=[(line + delta, column, callee, path_) for line, column, callee, path_ in facts.indirect],
+        callees=set(facts.callees),
+    )
 
 
 def interpret(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver) -> Facts:
@@ -566,8 +590,11 @@ class _Walker:
                 result = result | (as_scalar(read) if summary.scalar_return else read)
         for index in summary.returns_param:
             result = result | bound.get(index, EMPTY)
-        for inner in summary.returned_roots:
-            result = result | self._reroot(node, callee, inner)
+        # shortest chain first, so one call site always gets the same root; a chain that
+        # comes back here (recursion) is this function's own root already
+        for inner in sorted(summary.returned_roots, key=_root_rank):
+            if callee.key != self.info.key and self.info.qualname not in inner.chain:
+                result = result | self._reroot(node, callee, inner)
         for index in summary.uploads:
             self.sink(bound.get(index, EMPTY), f'uploaded by "{callee.short}()"')
         for index in summary.array_uploads:
@@ -660,6 +687,10 @@ def _text(node: ast.AST) -> str:
     if isinstance(node, ast.Attribute):
         return node.attr
     return ""
+
+
+def _root_rank(root: Root) -> tuple[object, ...]:
+    return len(root.chain), root.chain, root.origin or ("", 0, ""), root.line, root.column, root.what, root.kind
 
 
 def _terminates(body: list[ast.stmt]) -> bool:

@@ -136,6 +136,7 @@ class Project:
         self.changed: set[str] = set()
         self._cached = cached or {}
         self._missing: set[str] = set()
+        self._nodes: dict[str, dict[str, ast.FunctionDef | ast.AsyncFunctionDef]] = {}
 
     # --- loading -----------------------------------------------------------------------
 
@@ -157,6 +158,13 @@ class Project:
                     return self._load(name, candidate)
         self._missing.add(name)
         return None
+
+    def function_node(self, module: Module, qualname: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The def of ``qualname`` in ``module`` (its tree parsed, and indexed, on first use)."""
+        index = self._nodes.get(module.name)
+        if index is None:
+            index = self._nodes[module.name] = dict(_def_nodes(self.tree(module).body, ""))
+        return index.get(qualname)
 
     def tree(self, module: Module) -> ast.Module:
         if module.tree is None:
@@ -265,7 +273,7 @@ def _outline(module: Module, tree: ast.Module) -> None:
     lines = module.lines or []
     for stmt in _flat(tree.body):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            module.defs.setdefault(stmt.name, _def(stmt))
+            module.defs[stmt.name] = _def(stmt)
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
                 module.star_imports.append(resolve_relative(module.name, module.is_package, stmt.level, stmt.module))
@@ -284,7 +292,7 @@ def _def(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> Def:
     members: dict[str, Def] = {}
     for stmt in _flat(node.body):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            members.setdefault(stmt.name, _def(stmt))
+            members[stmt.name] = _def(stmt)
     return Def("class", members, list(node.bases))
 
 
@@ -306,17 +314,16 @@ def _functions(module: Module, lines: list[str], body: list[ast.stmt], prefix: s
             yield from _functions(module, lines, node.body, f"{qualname}.<locals>.", None)
 
 
-def find_def(tree: ast.Module, qualname: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    """The def that ``qualname`` names in ``tree`` (``C.m``, ``f.<locals>.g``)."""
-    body: list[ast.stmt] = tree.body
-    found: ast.AST | None = None
-    for part in qualname.replace(".<locals>.", ".").split("."):
-        found = next((n for n in _flat(body) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                      and n.name == part), None)
-        if found is None:
-            return None
-        body = found.body
-    return found if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+def _def_nodes(body: list[ast.stmt], prefix: str) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """(qualname, def) of every function in ``body``, as ``_functions`` names them (a later
+    def of the same name wins, as at run time)."""
+    for node in _flat(body):
+        if isinstance(node, ast.ClassDef):
+            yield from _def_nodes(node.body, f"{prefix}{node.name}.")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            qualname = f"{prefix}{node.name}"
+            yield qualname, node
+            yield from _def_nodes(node.body, f"{qualname}.<locals>.")
 
 
 def _flat(body: list[ast.stmt]) -> Iterator[ast.stmt]:

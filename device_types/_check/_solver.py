@@ -16,8 +16,8 @@ from collections import deque
 from dataclasses import dataclass
 
 from .. import _semantics as sem
-from ._interpret import Facts, interpret
-from ._project import Def, FunctionInfo, Module, Project, find_def
+from ._interpret import Facts, interpret, shifted
+from ._project import Def, FunctionInfo, Module, Project
 from ._summary import EMPTY_SUMMARY, FallbackPath, Summary
 from ._values import Param, ReadOf, Root, roots
 
@@ -63,6 +63,7 @@ class BackendMap:
         self.backends = backends
         self.declared = {**{name: "upload" for name in uploads}, **{name: "readback" for name in readbacks}}
         self.cpu_prefixes = list(cpu_backends)
+        self._cpu: dict[str, bool] = {}
         if not cpu_backends:
             for prefix in backends:
                 head, _, _ = prefix.rpartition(".")
@@ -78,7 +79,10 @@ class BackendMap:
         return None if prefix is None else self.backends[prefix]
 
     def is_cpu_backend(self, module: str) -> bool:
-        return any(module == p or module.startswith(p + ".") for p in self.cpu_prefixes)
+        known = self._cpu.get(module)
+        if known is None:
+            known = self._cpu[module] = any(module == p or module.startswith(p + ".") for p in self.cpu_prefixes)
+        return known
 
 
 class Analysis:
@@ -128,15 +132,20 @@ class Analysis:
                 continue
             self._infos[key] = info
             record = self._cached.get(key)
-            if record is None or record.source_hash != info.source_hash or record.line != info.line or any(
+            if record is None or record.source_hash != info.source_hash or any(
                     self._summaries.get(callee, seen) != seen for callee, seen in record.seen.items()):
                 self._enqueue(key)
                 continue
-            self._facts[key] = record.facts
+            if record.line == info.line:
+                facts, summary = record.facts, record.summary
+            else:  # the same source, moved by an edit above it: the same facts, moved
+                facts = shifted(record.facts, info.path, info.line - record.line)
+                summary = self._summarize(info, facts)
+            self._facts[key] = facts
             self._seen[key] = dict(record.seen)
             for callee in record.seen:
                 self._callers.setdefault(callee, set()).add(key)
-            self._set_summary(key, record.summary)
+            self._set_summary(key, summary)
             for callee in record.seen:
                 callee_info = self._info_for(callee)
                 if callee_info is not None and callee not in self._infos:
@@ -159,7 +168,7 @@ class Analysis:
         self._walk_count[key] = self._walk_count.get(key, 0) + 1
         self.walks += 1
         module = self.project.module(info.module)
-        node = find_def(self.project.tree(module), info.qualname) if module is not None else None
+        node = self.project.function_node(module, info.qualname) if module is not None else None
         self._seen[key] = {}
         previous_current, self._current = self._current, key
         try:

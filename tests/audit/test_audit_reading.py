@@ -29,6 +29,8 @@ from device_types._audit._table import parse_tables
         ("`std` \u2014 all-reduce only", ("std",), "all-reduce only"),
         ("index_put: bool masks", ("index_put",), ""),
         ("`cumsum()`", ("cumsum",), ""),
+        ("`erf`<br>`erfc`", ("erf", "erfc"), ""),
+        ("torch.nn.functional.gelu (tanh)", ("gelu",), "tanh"),
     ],
 )
 def test_op_cells(cell: str, ops: tuple[str, ...], qualifier: str) -> None:
@@ -53,6 +55,7 @@ def test_kernel_names_error_codes_and_vendor_names() -> None:
     assert kernel_names("MPSGraph matmul", True) == ("MPSGraph",)
     assert error_codes("ACLNN 561000 under pressure (161001)") == ("561000", "161001")
     assert error_codes("CANN 8.0.1, macOS 15.3, 2.13") == ()
+    assert error_codes("EZ9999 then E40021 (aicore)") == ("EZ9999", "E40021")
     assert camel_words("aclnnAvgPool2d") == "avg_pool2d"
     assert camel_words("aclnnStd") == "std"
 
@@ -103,6 +106,7 @@ def test_tables_under_nested_and_setext_headings_with_text_between() -> None:
         ("# TODO(kim): re-enable the native kernel when CANN 8.1 fixed aten.gelu", "CANN 8.1", "aten.gelu", None, True),
         ("# TODO: re-enable native kernel when CANN fixes aclnnFrac on 910A (561000)", "CANN", "aclnnFrac on 910A (561000)", None, True),
         ("# TODO - reenable native conv path when macOS 15.4 fixes the MPSGraph crash for fp16", "macOS 15.4", "the MPSGraph crash for fp16", "conv path", False),
+        ("# TODO: re-enable native aclnnErfc when CANN 8.3 resolves EZ9999", "CANN 8.3", "EZ9999", "aclnnErfc", False),
     ],
 )
 def test_marker_variants_are_read(comment: str, platform: str, issue: str, what: str | None, template: bool) -> None:

@@ -115,6 +115,11 @@ def test_cached_recheck_equals_cold_run(project: Path) -> None:
     assert first == cold
     assert after_edit == run_check("--no-cache", "fw", cwd=project).stdout
     assert '"softplus" reads tensor data' in after_edit
+    # an edit above every function moves them all: cached facts move with them
+    ops.write_text('"""Two lines more."""\n\n' + ops.read_text())
+    moved = run_check("fw", cwd=project).stdout
+    assert moved == run_check("--no-cache", "fw", cwd=project).stdout
+    assert f"{MPS_OPS}:23: \"relu\"" in moved
 
 
 def test_corrupt_cache_is_a_cold_run(project: Path) -> None:
@@ -155,3 +160,18 @@ def test_malformed_check_config(project: Path) -> None:
     (project / "pyproject.toml").write_text('[tool.device_types]\nbackends = { "fw._backends.mps" = "mps" }\n')
     unknown = run_check("--enable", "device-nonsense", "fw", cwd=project)
     assert unknown.returncode == 2 and "unknown error code 'device-nonsense'" in unknown.stderr
+
+
+def test_output_does_not_depend_on_hash_seeds(project: Path) -> None:
+    """Sets of origins are iterated in a fixed order: two processes print the same."""
+    _without_broken(project)
+    import os
+
+    runs = set()
+    for seed in ("1", "2", "3"):
+        os.environ["PYTHONHASHSEED"] = seed
+        try:
+            runs.add(run_check("--no-cache", "fw", cwd=project).stdout)
+        finally:
+            del os.environ["PYTHONHASHSEED"]
+    assert len(runs) == 1

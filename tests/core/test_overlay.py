@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -28,7 +29,8 @@ def test_overlay_carries_every_torch_stub_and_is_partial() -> None:
     torch_stubs = {p.relative_to(torch_dir()).as_posix() for p in torch_dir().rglob("*.pyi")}
     files = set(overlay().files)
     assert torch_stubs <= files
-    assert files - torch_stubs == {"_tensor.pyi", "_device_layer.pyi", "py.typed"}
+    written = {"linalg/__init__.pyi", "fft/__init__.pyi", "special/__init__.pyi", "functional.pyi"}
+    assert files - torch_stubs == {"_tensor.pyi", "_device_layer.pyi", "py.typed", *written}
     assert overlay().files["py.typed"] == "partial\n"
 
 
@@ -68,6 +70,57 @@ def test_coverage_meets_target() -> None:
     for part in (report.functions, report.methods):
         assert part.ratio >= 0.95, part.uncovered
         assert part.total > 400  # the denominators are real, not empty
+
+
+def test_namespace_coverage_meets_target() -> None:
+    report = coverage()
+    assert set(report.namespaces) == {"torch.linalg", "torch.fft", "torch.special", "torch.functional"}
+    for title, part in report.namespaces.items():
+        assert part is not None, title
+        assert part.ratio >= 0.95, (title, part.uncovered)
+        assert part.total > 15, title  # every op of the namespace is counted
+
+
+def _module_names(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.ClassDef)):
+            names.add(stmt.name)
+        elif isinstance(stmt, ast.Assign):
+            names |= {t.id for t in stmt.targets if isinstance(t, ast.Name)}
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            names.add(stmt.target.id)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in stmt.names}
+    return names
+
+
+@pytest.mark.parametrize("module", ["linalg/__init__", "fft/__init__", "special/__init__"])
+def test_namespace_stub_declares_every_public_name_of_the_module(module: str) -> None:
+    """The stub replaces torch's module for the checkers: a name it lacks would be a new error."""
+    source = ast.parse((torch_dir() / f"{module}.py").read_text())
+    stub = ast.parse(overlay().files[f"{module}.pyi"])
+    public = {n for n in _module_names(source) if not n.startswith("_")} - {"torch"}
+    declared = _module_names(stub)
+    assert public - declared == set()
+    ops = {s.name for s in stub.body if isinstance(s, ast.FunctionDef)}
+    assert {"eigh", "svd", "vector_norm", "fft", "rfft", "fftfreq", "erf", "xlogy"} & public <= ops
+
+
+def test_functional_stub_defines_everything_torch_exports() -> None:
+    source = ast.parse((torch_dir() / "functional.py").read_text())
+    exported = next(
+        {e.value for e in s.value.elts if isinstance(e, ast.Constant)}
+        for s in source.body
+        if isinstance(s, ast.Assign) and isinstance(s.value, ast.List) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in s.targets)
+    )
+    assert exported - _module_names(ast.parse(overlay().files["functional.pyi"])) == set()
+
+
+def test_namespace_named_results_are_device_generic_return_types() -> None:
+    return_types = overlay().files["return_types.pyi"]
+    assert "class linalg_eigh(tuple[Tensor[_DeviceT], Tensor[_DeviceT]], _dt_Generic[_DeviceT]):" in return_types
+    assert "-> torch.return_types.linalg_eigh[_DeviceT]" in overlay().files["linalg/__init__.pyi"]
 
 
 def test_missing_and_stale_overlay_explain_in_one_line(tmp_path: Path) -> None:

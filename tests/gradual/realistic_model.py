@@ -93,6 +93,21 @@ def masks(t: torch.Tensor) -> list[float]:
     return values
 
 
+def spectral_features(t: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    norms = torch.linalg.vector_norm(t, dim=-1, keepdim=True)
+    u, s, vh = torch.linalg.svd(t, full_matrices=False)
+    eig = torch.linalg.eigh(t @ t.T).eigenvalues
+    spectrum = torch.fft.rfft(t, dim=-1).abs()
+    freqs = torch.fft.rfftfreq(t.shape[-1], device=t.device)
+    gate = torch.special.expit(torch.einsum("ij,jk->ik", t, w))
+    dist = torch.cdist(t, t)
+    uniq, counts = torch.unique(t.round(), return_counts=True)
+    parts = torch.split(t, 2, dim=-1)
+    grid_x, grid_y = torch.meshgrid(freqs, freqs, indexing="ij")
+    total = norms.sum() + ((u * s) @ vh).sum() + eig.sum() + spectrum.mean() + gate.sum() + dist.max()
+    return total + counts.sum() + parts[0].sum() + torch.norm(t) + uniq.float().mean() + (grid_x * grid_y).sum()
+
+
 def main() -> None:
     device = pick_device()
     model = MLP(8, 16, 3).to(device)
@@ -101,6 +116,7 @@ def main() -> None:
     losses = [torch.tensor(train_step(model, opt, x, y)) for _ in range(3)]
     print(summarize(losses), evaluate(model, x, y), to_numpy(flatten_params(model)).shape)
     print(from_numpy(np.ones(3, dtype=np.float32), device), maybe_tensor(x), moved(x, "cpu").shape, masks(x)[:2])
+    print(spectral_features(x, torch.ones(8, 8, device=device)))
 
 
 if __name__ == "__main__":

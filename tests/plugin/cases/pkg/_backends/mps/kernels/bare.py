@@ -60,3 +60,8 @@ def silenced(x: torch.Tensor) -> None:
 
 def unknown_device() -> None:
     torch.zeros(3, device="gpu")  # E: unknown device "gpu"; valid device types are cpu, cuda, mps, npu, xpu (optionally with an index, e.g. "cuda:1"); see docs/errors.md#device-unknown-device  [device-unknown-device]
+
+
+def softplus_on_host(x: torch.Tensor) -> torch.Tensor:
+    host = x.cpu().numpy()  # E: ".cpu()" moves the tensor to the host inside the mps backend (pkg._backends.mps); keep it on mps and use an on-device composite of working ops; see docs/errors.md#device-cpu-call  [device-cpu-call]  # E: ".numpy()" copies tensor data to the host inside the mps backend (pkg._backends.mps); keep it on mps and use an on-device composite of working ops; see docs/errors.md#device-readback  [device-readback]
+    return torch.from_numpy(np.log1p(np.exp(host))).to(x.device)  # E: "torch.from_numpy()" computes on host (numpy) data inside the mps backend (pkg._backends.mps); use the torch op on mps tensors instead; see docs/errors.md#device-numpy  [device-numpy]  # E: ".to()" consumes a CPU tensor (a Tensor[CPU]) inside the mps backend (pkg._backends.mps); create it on mps (device=x.device); see docs/errors.md#device-cpu-operand  [device-cpu-operand]  # E: numpy "log1p" computes on host (numpy) data inside the mps backend (pkg._backends.mps); use the torch op on mps tensors instead; see docs/errors.md#device-numpy  [device-numpy]  # E: numpy "exp" computes on host (numpy) data inside the mps backend (pkg._backends.mps); use the torch op on mps tensors instead; see docs/errors.md#device-numpy  [device-numpy]
