@@ -6,6 +6,7 @@ Each sub-command lives in its own module and is imported only when asked for, so
 
 from __future__ import annotations
 
+import os
 import sys
 
 USAGE = """usage: device-types <command> [options]
@@ -23,7 +24,16 @@ Run 'device-types <command> --help' for a command's options."""
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
+    try:
+        return _dispatch(sys.argv[1:] if argv is None else argv)
+    except BrokenPipeError:
+        # `device-types check | head`: the reader left; stop quietly, as Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+def _dispatch(args: list[str]) -> int:
     if not args or args[0] in {"-h", "--help"}:
         print(USAGE)
         return 0 if args else 2

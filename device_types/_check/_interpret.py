@@ -359,6 +359,8 @@ class _Walker:
         if isinstance(func, ast.Name):
             dotted = self.resolver.resolve(self.info, self.scope, func)
             if dotted is None:
+                if _D2H_NAME.search(func.id) or any(_D2H_NAME.search(_text(a)) for a in node.args):
+                    return self.d2h(node, func.id, env)  # a D2H copy we cannot see into
                 if func.id in env:  # a local callable value: unknown
                     return self.unknown_call(node, func.id, all_args, kwargs, args)
                 return self.builtin_call(node, func.id, args, all_args, kwargs)

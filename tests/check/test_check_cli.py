@@ -175,3 +175,13 @@ def test_output_does_not_depend_on_hash_seeds(project: Path) -> None:
         finally:
             del os.environ["PYTHONHASHSEED"]
     assert len(runs) == 1
+
+
+def test_a_closed_pipe_is_not_a_traceback(project: Path) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run(f"{sys.executable} -m device_types check --no-cache fw | head -c 0", shell=True,
+                          cwd=project, capture_output=True, text=True,
+                          env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert "Traceback" not in proc.stderr, proc.stderr
