@@ -54,14 +54,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from tests.check.candle_corpus import BACKENDS_TOML as CONFIG, CANDLE  # noqa: E402
 from tests.registry import unpacked  # noqa: E402
 
-CANDLE = ("candle-python", "0.1.0a1")
 BACKEND_DIRS = ("candle/_backends/mps", "candle/_backends/cuda", "candle/_backends/npu")
-CONFIG = """\
-[tool.device_types]
-backends = { "candle._backends.mps" = "mps", "candle._backends.cuda" = "cuda", "candle._backends.npu" = "npu" }
-"""
 BIG_FILE = "candle/_backends/npu/ops.py"
 SMALL_FILE = "candle/_backends/mps/creation.py"
 REPLICA = ("candle/_backends/npu/ops.py", "candle/_backends/npu/ops_replica.py")

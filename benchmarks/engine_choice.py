@@ -50,12 +50,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-CANDLE = ("candle-python", "0.1.0a1")
 BACKEND_DIRS = ("candle/_backends/mps", "candle/_backends/cuda", "candle/_backends/npu")
-CONFIG = """\
-[tool.device_types]
-backends = { "candle._backends.mps" = "mps", "candle._backends.cuda" = "cuda", "candle._backends.npu" = "npu" }
-"""
 INSTALL_HINT = "python3 -m venv /tmp/engines && /tmp/engines/bin/pip install astroid jedi libcst numpy semgrep"
 
 # --- workers: each runs alone in a child process and prints one JSON object ----------
@@ -317,6 +312,7 @@ def has_module(python: str, module: str) -> bool:
 
 def build_project(work: Path) -> Path:
     sys.path.insert(0, str(REPO))
+    from tests.check.candle_corpus import BACKENDS_TOML as CONFIG, CANDLE
     from tests.registry import unpacked
 
     project = work / "project"

@@ -9,7 +9,7 @@ configuration or unreadable input (one line, never a traceback).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .._config import Config
 from . import _codes as codes
@@ -59,7 +59,7 @@ def check_paths(paths: list[str], config: Config, *, host_sync: bool = False, di
     project = Project(display_root, cache.modules if cache is not None else None)
     modules = [project.add_file(path) for path in files]
     backends = dict(config.backends) or infer_backends([m.name for m in modules])
-    backend_map = BackendMap(backends, config.check.cpu_backends, config.check.readbacks, config.check.uploads)
+    backend_map = BackendMap(replace(config, backends=backends))
     analysis = Analysis(project, backend_map, cache.records if cache is not None else None)
     results = analysis.run(modules)
     findings = findings_for(results, analysis, project, host_sync)

@@ -16,6 +16,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from .. import _semantics as sem
+from .._config import Config
 from ._interpret import Facts, interpret, shifted
 from ._project import Def, FunctionInfo, Module, Project
 from ._summary import EMPTY_SUMMARY, FallbackPath, Summary
@@ -56,27 +57,28 @@ class FunctionRecord:
 
 
 class BackendMap:
-    """Which modules are device backends, which are CPU backends, and what config declares."""
+    """Which modules are device backends (the configuration's one longest-prefix rule), which
+    are CPU backends, and which helpers the configuration declares."""
 
-    def __init__(self, backends: dict[str, str], cpu_backends: list[str] | tuple[str, ...] = (),
-                 readbacks: tuple[str, ...] = (), uploads: tuple[str, ...] = ()) -> None:
-        self.backends = backends
-        self.declared = {**{name: "upload" for name in uploads}, **{name: "readback" for name in readbacks}}
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.backends = config.backends
+        check = config.check
+        self.declared = {**{name: "upload" for name in check.uploads}, **{name: "readback" for name in check.readbacks}}
+        cpu_backends = check.cpu_backends
         self.cpu_prefixes = list(cpu_backends)
         self._cpu: dict[str, bool] = {}
         if not cpu_backends:
-            for prefix in backends:
+            for prefix in self.backends:
                 head, _, _ = prefix.rpartition(".")
                 if head:
                     self.cpu_prefixes.append(f"{head}.cpu")
 
     def backend_prefix_of(self, module: str) -> str | None:
-        covering = [p for p in self.backends if module == p or module.startswith(p + ".")]
-        return max(covering, key=len, default=None)
+        return self.config.backend_prefix_of(module)
 
     def device_of(self, module: str) -> str | None:
-        prefix = self.backend_prefix_of(module)
-        return None if prefix is None else self.backends[prefix]
+        return self.config.backend_of(module)
 
     def is_cpu_backend(self, module: str) -> bool:
         known = self._cpu.get(module)
