@@ -16,7 +16,7 @@ from pathlib import Path
 
 from device_types._semantics import OpKind
 
-from .gradual import NEVER_IMPORT, bare_guard
+from .gradual import NEVER_IMPORT, bare_guard, host_result_as_any
 from .modules import _finish, _rewrite_defs, _stub_class, _stub_function
 from .native import IMPORTS, NativeOp, NativeSchemas, load_schemas, structseq_class
 from .signatures import Op, SignatureRewriter
@@ -83,6 +83,7 @@ def namespace_stub(source: str, origin: str, schemas: NativeSchemas) -> tuple[st
     module.body = body
     rewriter = SignatureRewriter(is_method=False)
     module.body = _rewrite_defs(module.body, rewriter)
+    host_result_as_any(module.body)  # every op here is Any in stock torch
     return _finish(module, origin), rewriter.ops + untyped, structseqs
 
 
