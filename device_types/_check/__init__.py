@@ -60,6 +60,9 @@ def check_paths(paths: list[str], config: Config, *, host_sync: bool = False, di
     modules = [project.add_file(path) for path in files]
     backends = dict(config.backends) or infer_backends([m.name for m in modules])
     backend_map = BackendMap(replace(config, backends=backends))
+    for module in modules:  # trees of modules that get no findings are parsed again if a walk needs them
+        if backend_map.device_of(module.name) is None:
+            module.tree = module.lines = None
     analysis = Analysis(project, backend_map, cache.records if cache is not None else None)
     results = analysis.run(modules)
     findings = findings_for(results, analysis, project, host_sync)

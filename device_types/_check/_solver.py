@@ -110,7 +110,8 @@ class Analysis:
     def run(self, modules: list[Module]) -> list[FunctionResult]:
         reported = [info for module in modules for info in module.functions.values()]
         for info in reported:
-            self._start(info)
+            if self.backends.device_of(info.module) is not None:  # only backends get findings
+                self._start(info)
         while self._queue:
             key = self._queue.popleft()
             self._queued.discard(key)
