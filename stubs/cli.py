@@ -31,6 +31,8 @@ def main(argv: list[str]) -> int:
                         print(f"device-types overlay already up to date in {overlay_dir()}")
                     return 0
             target, overlay = install(args.target)
+            if overlay.warning:
+                print(f"device-types: warning: {overlay.warning}", file=sys.stderr)
             patched = sum(len(ops) for ops in overlay.ops.values())
             print(f"installed the device-types overlay for torch {overlay.torch_version} in {target} ({len(overlay.files)} files, {patched} ops rewritten)")
             return 0

@@ -8,22 +8,24 @@ imports torch: its files are located with ``importlib`` and read as text.
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import importlib.metadata
 import importlib.util
 import json
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .base_signatures import BaseSignatures
 from .layer import layer_source
 from .namespaces import build_namespaces
 from .pyfunctions import FUNCTIONAL_SOURCE, FUNCTIONAL_STUB, functional_stub
 from .modules import patch_c_module, patch_function_module, patch_return_types, patch_tensor_subclasses, stub_tensor_module
 from .signatures import Op
+from .versions import version_note
 
 __all__ = ["Overlay", "OverlayError", "build_overlay", "installed_state", "install", "uninstall", "STAMP"]
 
@@ -45,6 +47,8 @@ class Overlay:
     files: dict[str, str] = field(default_factory=dict)
     #: Ops by overlay file, for the coverage report.
     ops: dict[str, list[Op]] = field(default_factory=dict)
+    #: One line for the user when this torch is newer than the newest tested one.
+    warning: str | None = None
 
 
 def torch_dir() -> Path:
@@ -61,6 +65,21 @@ def torch_version() -> str:
         raise OverlayError("torch is not installed in this environment; install it first") from None
 
 
+_VERSION_LINE = re.compile(r"""^__version__\s*(?::\s*str\s*)?=\s*['"]([^'"]+)['"]""", re.MULTILINE)
+
+
+def version_of_tree(root: Path) -> str:
+    """The version of the torch whose files lie under ``root`` (an unpacked wheel), from
+    its ``version.py``: the generator can then run on a torch that is not installed."""
+    try:
+        match = _VERSION_LINE.search((root / "version.py").read_text(encoding="utf-8"))
+    except OSError:
+        match = None
+    if match is None:
+        raise OverlayError(f"{root} holds no torch/version.py with a __version__: not a torch package")
+    return match[1]
+
+
 def generator_fingerprint() -> str:
     """Hash of the code that decides the overlay's content: a change regenerates it."""
     import device_types._devices
@@ -75,8 +94,14 @@ def generator_fingerprint() -> str:
 
 
 def build_overlay(root: Path | None = None) -> Overlay:
+    """The overlay for the installed torch, or for the torch package directory ``root``
+    (``.pyi`` files, ``_tensor.py`` and ``version.py`` suffice)."""
+    version = torch_version() if root is None else version_of_tree(root)
     root = torch_dir() if root is None else root
-    overlay = Overlay(torch_version=torch_version())
+    refusal, warning = version_note(version)
+    if refusal is not None:
+        raise OverlayError(refusal)
+    overlay = Overlay(torch_version=version, warning=warning)
     pyi_files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.pyi"))
     if C_MODULE not in pyi_files:
         raise OverlayError(f"{root} has no {C_MODULE}: this torch build ships no stubs to overlay")
@@ -106,32 +131,18 @@ def build_overlay(root: Path | None = None) -> Overlay:
             source = (root / RETURN_TYPES).read_text(encoding="utf-8")
             origin = f"torch {overlay.torch_version}: torch/{RETURN_TYPES}"
             overlay.files[RETURN_TYPES] = patch_return_types(namespaces.return_types_source(source), origin)
-        base_members, base_defs = _tensor_base_members(overlay.files[C_MODULE])
+        base = BaseSignatures.of(overlay.files[C_MODULE])
+        if base is None:
+            raise OverlayError("TensorBase not found in the patched torch/_C/__init__.pyi")
         tensor_source = (root / TENSOR_SOURCE).read_text(encoding="utf-8")
         overlay.files["_tensor.pyi"], overlay.ops["_tensor.pyi"] = stub_tensor_module(
-            tensor_source, f"torch {overlay.torch_version}: torch/{TENSOR_SOURCE}", base_members, base_defs
+            tensor_source, f"torch {overlay.torch_version}: torch/{TENSOR_SOURCE}", base
         )
     except (SyntaxError, ValueError, OSError, UnicodeDecodeError) as exc:
         raise OverlayError(f"cannot build the overlay for torch {overlay.torch_version}: {exc}") from None
     overlay.files["_device_layer.pyi"] = layer_source()
     overlay.files["py.typed"] = "partial\n"
     return overlay
-
-
-def _tensor_base_members(c_module: str) -> tuple[set[str], dict[str, list[ast.FunctionDef]]]:
-    tree = ast.parse(c_module)
-    for stmt in tree.body:
-        if isinstance(stmt, ast.ClassDef) and stmt.name == "TensorBase":
-            members: set[str] = set()
-            defs: dict[str, list[ast.FunctionDef]] = {}
-            for member in stmt.body:
-                if isinstance(member, ast.FunctionDef):
-                    members.add(member.name)
-                    defs.setdefault(member.name, []).append(member)
-                elif isinstance(member, ast.AnnAssign) and isinstance(member.target, ast.Name):
-                    members.add(member.target.id)
-            return members, defs
-    raise OverlayError("TensorBase not found in the patched torch/_C/__init__.pyi")
 
 
 def site_packages() -> Path:
