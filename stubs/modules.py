@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import ast
 import copy
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from device_types._devices import DEVICE_BY_TYPE
 
 from .annotations import LAYER, is_tensor_ref, mentions_tensor, name, parse_annotation, with_device
+from .bare import is_untyped_call, stock_types_as_any, untyped_functions
+from .base_signatures import BaseSignatures
 from .signatures import DEVICE_T, OVERLOAD, TARGET_T, TORCH_DEVICE, Op, SignatureRewriter, rank_of
 
 __all__ = [
@@ -25,6 +27,7 @@ __all__ = [
 # inside torch._C they are module-level aliases (_C_ALIASES).
 _IMPORTS = f"""
 from typing import Any as _dt_Any, Generic as _dt_Generic, Literal as _dt_Literal, overload as {OVERLOAD}
+from typing_extensions import Never as _dt_Never
 from {LAYER} import {DEVICE_T}, {TARGET_T}
 from {LAYER} import {", ".join(f"{m.__name__} as _dt_{m.__name__}, {m.__name__}Name as _dt_{m.__name__}Name" for m in DEVICE_BY_TYPE.values())}
 """
@@ -188,49 +191,34 @@ def _annotate_all(fn: ast.FunctionDef, device: Callable[[], ast.expr]) -> None:
     fn.returns = with_device(fn.returns, device)
 
 
-#: Return types for methods that ``torch/_tensor.py`` leaves unannotated.
-UNANNOTATED_TENSOR_RETURNS = {
-    "__reversed__": "Tensor",
-    "__iter__": "Iterator[Tensor]",
-    "norm": "Tensor",
-    "split": "tuple[Tensor, ...]",
-    "resize": "Tensor",
-    "resize_as": "Tensor",
-    "unflatten": "Tensor",
-    "to_sparse_coo": "Tensor",
-    "share_memory_": "Self",
-    "stft": "Tensor",
-    "istft": "Tensor",
-    "__deepcopy__": "Self",
-}
-
 _KEPT_DECORATORS = {"property", "staticmethod", "classmethod", "overload", "setter", "deleter", "deprecated"}
 
 
-def stub_tensor_module(source: str, origin: str, base_members: Iterable[str], base_defs: dict[str, list[ast.FunctionDef]]) -> tuple[str, list[Op]]:
+def stub_tensor_module(source: str, origin: str, base: BaseSignatures) -> tuple[str, list[Op]]:
     """Write ``torch/_tensor.pyi`` from ``torch/_tensor.py``: bodies dropped, ``Tensor`` generic.
 
     Class-level aliases of ``TensorBase`` members (``__pos__ = _C.TensorBase.positive``,
     ``detach = _C._add_docstr(_C.TensorBase.detach, ...)``) would hide the overlay's
     device-generic signatures behind an untyped attribute, so they are dropped when the
     name is inherited and rewritten as a copy of the aliased signature otherwise.
+    Methods that checkers read as ``Any`` in torch's source stay ``Any`` (see ``bare.py``).
     """
     module = ast.parse(source)
-    inherited = set(base_members)
     rewriter = SignatureRewriter(is_method=True)
-    body: list[ast.stmt] = list(ast.parse("from typing import Iterator\nfrom typing_extensions import Self").body)
+    body: list[ast.stmt] = list(ast.parse("from typing_extensions import Self").body)
+    helpers = untyped_functions(module)
     for stmt in module.body:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             body.append(stmt)
         elif isinstance(stmt, ast.FunctionDef):
             body.append(_stub_function(stmt))
         elif isinstance(stmt, ast.ClassDef) and stmt.name == "Tensor":
-            body.append(_stub_tensor_class(stmt, inherited, base_defs, rewriter))
+            body.append(_stub_tensor_class(stmt, base, helpers, rewriter))
         elif isinstance(stmt, ast.ClassDef):
             body.append(_stub_class(stmt))
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             body.extend(_stub_assignment(stmt))
-    module.body = body
+    module.body = [*base.imports(), *body]
     return _finish(module, origin), rewriter.ops
 
 
@@ -308,7 +296,7 @@ def _aliased_member(value: ast.expr) -> str | None:
 
 
 def _stub_tensor_class(
-    cls: ast.ClassDef, inherited: set[str], base_defs: dict[str, list[ast.FunctionDef]], rewriter: SignatureRewriter
+    cls: ast.ClassDef, base: BaseSignatures, helpers: set[str], rewriter: SignatureRewriter
 ) -> ast.ClassDef:
     cls.bases = [
         ast.Subscript(value=b, slice=name(DEVICE_T), ctx=ast.Load()) if is_tensor_ref(b) else b for b in cls.bases
@@ -317,20 +305,17 @@ def _stub_tensor_class(
     body: list[ast.stmt] = []
     for stmt in cls.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            stub = _stub_function(stmt)
-            if stub.returns is None and stub.name in UNANNOTATED_TENSOR_RETURNS:
-                stub.returns = ast.parse(UNANNOTATED_TENSOR_RETURNS[stub.name], mode="eval").body
-            body.extend(rewriter.rewrite(stub, overloaded=_is_overload(stub)))
+            body.extend(_stub_tensor_method(stmt, helpers, rewriter))
         elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             target = stmt.targets[0].id
-            if target in inherited:
+            if is_untyped_call(stmt.value, helpers):
+                body.extend(_stub_assignment(stmt))  # ``__pow__ = untyped_wrapper(...)``: Any, as in stock torch
+                continue
+            if target in base.members:
                 continue  # TensorBase's (device-generic) signature shows through
             aliased = _aliased_member(stmt.value)
-            if aliased in base_defs:
-                for base_def in base_defs[aliased]:
-                    copied = copy.deepcopy(base_def)
-                    copied.name = target
-                    body.append(copied)
+            if aliased in base.defs:
+                body.extend(base.copies(aliased, target))
             elif isinstance(stmt.value, ast.Name):
                 body.append(ast.Assign(targets=[name(target)], value=stmt.value, lineno=0))
             else:
@@ -339,3 +324,15 @@ def _stub_tensor_class(
             body.extend(_stub_assignment(stmt))
     cls.body = body
     return cls
+
+
+def _stub_tensor_method(fn: ast.FunctionDef | ast.AsyncFunctionDef, helpers: set[str], rewriter: SignatureRewriter) -> list[ast.FunctionDef]:
+    stub = _stub_function(fn)
+    if stock_types_as_any(fn, helpers):
+        # Checkers read this method of torch's source as Any (no return annotation, or an
+        # untyped decorator): it stays Any for every tensor, device-typed or not. A type
+        # added here would reach ordinary code too (``x.cpu()`` is device-typed), e.g.
+        # ``for v in t.cpu(): ints.append(v.item())`` would start failing. Explicit Any,
+        # not a missing annotation: pyright reads that as Unknown (strict modes report it).
+        stub.returns = name("_dt_Any")
+    return rewriter.rewrite(stub, overloaded=_is_overload(stub))

@@ -176,6 +176,7 @@ class SignatureRewriter:
         # The original signature stays last: any other device (a plain str, an int, a
         # ``"cuda:99"``) gives an unknown device, never an error.
         variants.append(_ranked(_clone(fn, keep_doc=False), RANK_ORIGINAL))
+        variants.append(_unknown_device_guard(fn))
         return variants
 
     def _tensor_data_variant(self, fn: ast.FunctionDef, data_param: str) -> ast.FunctionDef:
@@ -196,7 +197,42 @@ class SignatureRewriter:
 # device-less factory calls this halved the overlay's added check time). Variants of
 # different originals differ in shape, and every variant narrows its own original,
 # which comes last, so the order changes no result.
-RANK_TENSOR_DATA, RANK_NO_DEVICE, RANK_DEVICE_OBJECT, RANK_NAMED, RANK_ORIGINAL = range(5)
+RANK_UNKNOWN_DEVICE, RANK_TENSOR_DATA, RANK_NO_DEVICE, RANK_DEVICE_OBJECT, RANK_NAMED, RANK_ORIGINAL = range(6)
+
+
+#: The device parameter of the unknown-device guard (see _unknown_device_guard).
+NEVER = "_dt_Never"
+
+
+def _unknown_device_guard(fn: ast.FunctionDef) -> ast.FunctionDef:
+    """First overload: a ``device`` argument typed ``Any`` gives torch's own result type.
+
+    Only ``Any`` is assignable to ``Never``. Without this overload an ``Any`` device
+    matches several device overloads with different results, which pyright resolves to
+    Unknown (stock torch: ``Tensor``); a variable declared ``float | Tensor`` then
+    narrows to ``float | Tensor`` instead of ``Tensor`` and ordinary code gets errors.
+    ``device`` (and what follows it) becomes keyword-only, as it has no default here.
+    """
+    guard = _clone(fn, keep_doc=False)
+    a = guard.args
+    param = _device_param(guard)
+    assert param is not None
+    positional = [*a.posonlyargs, *a.args]
+    if param in positional:
+        index = positional.index(param)
+        defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+        moved, moved_defaults = positional[index:], defaults[index:]
+        if a.vararg is None and any(p in a.posonlyargs for p in moved):
+            return _ranked(guard, RANK_ORIGINAL)  # positional-only device: no keyword form
+        kept = positional[:index]
+        a.posonlyargs = [p for p in a.posonlyargs if p in kept]
+        a.args = [p for p in a.args if p in kept]
+        a.defaults = [d for d in defaults[:index] if d is not None]
+        a.kwonlyargs = [*moved, *a.kwonlyargs]
+        a.kw_defaults = [*moved_defaults, *a.kw_defaults]
+    a.kw_defaults[a.kwonlyargs.index(param)] = None
+    param.annotation = name(NEVER)
+    return _ranked(guard, RANK_UNKNOWN_DEVICE)
 
 
 def _ranked(fn: ast.FunctionDef, rank: int) -> ast.FunctionDef:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from typing_extensions import assert_type
 
@@ -56,7 +58,8 @@ def indexing_and_views(x: Tensor[CUDA]) -> None:
     assert_type(x.detach(), Tensor[CUDA])
     assert_type(x.clone(), Tensor[CUDA])
     assert_type(x.T, Tensor[CUDA])
-    assert_type(x.split(1)[0], Tensor[CUDA])
+    # torch's Python methods without a return type stay Any, as in stock torch (bare.py)
+    assert_type(x.split(1), Any)
     assert_type(x.chunk(2)[1], Tensor[CUDA])
     assert_type(x.unbind(0)[0], Tensor[CUDA])
 
@@ -69,7 +72,9 @@ def reductions(x: Tensor[CUDA]) -> None:
     assert_type(x.max(dim=0).indices, Tensor[CUDA])
     assert_type(torch.topk(x, 1).values, Tensor[CUDA])
     assert_type(x.argmax(), Tensor[CUDA])
-    assert_type(x.norm(), Tensor[CUDA])
+    assert_type(x.norm(), Any)
+    for row in x.cpu():  # torchmetrics: ``ints.append(row.item())`` must stay valid
+        assert_type(row, Any)
 
 
 def joins_and_functional(x: Tensor[CUDA], y: Tensor[CUDA]) -> None:
