@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Final, final
 
-__all__ = ["CPU", "CUDA", "MPS", "NPU", "XPU", "Device", "DEVICE_BY_TYPE", "device_for_type"]
+__all__ = ["CPU", "CUDA", "MPS", "NPU", "XPU", "Device", "DEVICE_BY_TYPE", "TORCH_DEVICE_TYPES", "device_for_type"]
 
 
 class Device:
@@ -59,6 +59,15 @@ class XPU(Device):
 
 
 DEVICE_BY_TYPE: Final[dict[str, type[Device]]] = {m.type: m for m in (CPU, CUDA, MPS, NPU, XPU)}
+
+
+#: Every device type torch's ``torch.device`` parses (c10/core/DeviceType.cpp, the names
+#: of ``c10::DeviceType``; ``privateuseone`` is renamed by out-of-tree backends such as
+#: torch_npu's "npu") and names older releases accepted (``msnpu``, ``ort``).
+TORCH_DEVICE_TYPES: Final = frozenset(
+    {"cpu", "cuda", "mps", "npu", "xpu", "meta", "hip", "xla", "hpu", "mtia", "ipu", "lazy", "vulkan", "metal",
+     "ve", "fpga", "maia", "mkldnn", "opengl", "opencl", "ideep", "privateuseone", "msnpu", "ort"}
+)
 
 
 def device_for_type(device: str) -> type[Device] | None:

@@ -32,7 +32,7 @@ from mypy.types import AnyType, CallableType, Instance, Type, TypeOfAny, get_pro
 
 from . import errorcodes as codes
 from .config import Backend, PluginConfig
-from .types import MARKER_DEVICE, TORCH_DEVICE_NAMES, is_tensor_info, tensor_instance
+from .types import MARKER_DEVICE, TORCH_DEVICE_NAMES, is_tensor_info, takes_device_spec, tensor_instance
 
 #: Tensor methods whose receiver alone is the finding (also checked on unbound calls).
 RECEIVER_METHODS = frozenset(FIXED_TRANSFERS) | READBACKS | HOST_SYNCS | TARGET_TRANSFERS
@@ -76,6 +76,7 @@ class DeviceTypesPlugin(Plugin):
         # nobody reads their types, so they get no refinement either.
         self._tree_silent = False
         self._policy_done: dict[int, Context] = {}
+        self._device_spec_callees: dict[str, bool] = {}
 
     # --- configuration -------------------------------------------------------------------
 
@@ -218,9 +219,19 @@ class DeviceTypesPlugin(Plugin):
         policy.check_tensor_method(ctx.api, call, backend)
         return ctx.default_return_type
 
+    def _takes_device_spec(self, fullname: str) -> bool:
+        """A ``device`` argument is read as a device only where torch types it as one."""
+        known = self._device_spec_callees.get(fullname)
+        if known is None:
+            sym = self.lookup_fully_qualified(fullname)
+            known = self._device_spec_callees[fullname] = takes_device_spec(sym.node if sym else None, DEVICE_PARAMETER)
+        return known
+
     def _torch_function(self, fullname: str, ctx: FunctionContext) -> Type:
         backend = self._backend(ctx.api)
-        refines = not self._tree_silent and DEVICE_PARAMETER in ctx.callee_arg_names
+        refines = (
+            not self._tree_silent and DEVICE_PARAMETER in ctx.callee_arg_names and self._takes_device_spec(fullname)
+        )
         if backend is None and not refines:
             return ctx.default_return_type
         result = ctx.default_return_type

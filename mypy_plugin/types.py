@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from device_types._devices import DEVICE_BY_TYPE, device_for_type
+from device_types._devices import DEVICE_BY_TYPE, TORCH_DEVICE_TYPES, device_for_type
 from mypy.maptype import map_instance_to_supertype
 from mypy.nodes import (
     CallExpr,
@@ -24,7 +24,7 @@ from mypy.nodes import (
     SymbolNode,
     TypeInfo,
 )
-from mypy.types import Instance, LiteralType, ProperType, Type, get_proper_type
+from mypy.types import CallableType, Instance, LiteralType, ProperType, Type, TypeAliasType, UnionType, get_proper_type
 
 TENSOR_BASE: Final = "torch._C.TensorBase"
 TORCH_DEVICE: Final = "torch._C.device"
@@ -34,10 +34,12 @@ MARKER_DEVICE: Final = {f"{DEVICES_MODULE}.{cls.__name__}": device for device, c
 DEVICE_MARKER: Final = {device: cls.__name__ for device, cls in DEVICE_BY_TYPE.items()}
 VALID_DEVICES: Final = ", ".join(DEVICE_BY_TYPE)
 #: Device types torch accepts that have no marker: left alone (unknown device), no error.
-OTHER_TORCH_DEVICES: Final = frozenset(
-    {"meta", "hip", "xla", "hpu", "mtia", "ipu", "lazy", "vulkan", "ve", "fpga", "maia", "mkldnn",
-     "opengl", "opencl", "ideep", "privateuseone", "msnpu", "ort", "ipex"}
-)
+OTHER_TORCH_DEVICES: Final = TORCH_DEVICE_TYPES - set(DEVICE_BY_TYPE)
+#: torch's names for "a device spec" (``DeviceLikeType``, ``torch.types._device`` and
+#: ``Device``, ``torch.cuda``'s ``_device_t``): only a parameter typed with one of these
+#: reads a string argument as a device. ``device: str`` is often a registry key
+#: (``register_interface_for_device("tpu", ...)``).
+DEVICE_SPEC_ALIASES: Final = frozenset({"DeviceLikeType", "_device", "Device", "_device_t"})
 NDARRAY: Final = "numpy.ndarray"
 
 
@@ -195,3 +197,30 @@ def short_name(expr: Expression) -> str:
         return expr.name
     return "call"
 
+
+
+def is_device_spec_type(typ: Type | None) -> bool:
+    """Whether a parameter type is one of torch's device-spec aliases (possibly Optional)."""
+    if isinstance(typ, TypeAliasType):
+        if typ.alias is not None and typ.alias.name in DEVICE_SPEC_ALIASES:
+            return True
+        return is_device_spec_type(get_proper_type(typ))
+    if isinstance(typ, UnionType):
+        return any(is_device_spec_type(item) for item in typ.items)
+    return False
+
+
+def takes_device_spec(node: SymbolNode | None, parameter: str) -> bool:
+    """Whether ``node`` (a function, overloaded or decorated, or a class by its
+    ``__init__``) types ``parameter`` as a device spec in any of its signatures."""
+    if isinstance(node, TypeInfo):
+        init = node.names.get("__init__")
+        node = init.node if init is not None else None
+    if isinstance(node, Decorator):
+        node = node.func
+    if isinstance(node, OverloadedFuncDef):
+        return any(takes_device_spec(item, parameter) for item in node.items)
+    signature = getattr(node, "type", None)
+    if not isinstance(signature, CallableType) or parameter not in signature.arg_names:
+        return False
+    return is_device_spec_type(signature.arg_types[signature.arg_names.index(parameter)])

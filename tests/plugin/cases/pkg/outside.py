@@ -30,3 +30,17 @@ def refine(x: Tensor[MPS]) -> None:
     torch.zeros(3, device="gpu")  # E: unknown device "gpu"; valid device types are cpu, cuda, mps, npu, xpu (optionally with an index, e.g. "cuda:1"); see docs/errors.md#device-unknown-device  [device-unknown-device]
     torch.device("tpu")  # E: unknown device "tpu"; valid device types are cpu, cuda, mps, npu, xpu (optionally with an index, e.g. "cuda:1"); see docs/errors.md#device-unknown-device  [device-unknown-device]
     x.to("cuda:x")  # E: unknown device "cuda:x"; valid device types are cpu, cuda, mps, npu, xpu (optionally with an index, e.g. "cuda:1"); see docs/errors.md#device-unknown-device  [device-unknown-device]
+    # every device type torch parses is valid (no error):
+    torch.zeros(3, device="hpu")
+    torch.empty(2, device="privateuseone:0")
+    x.to("xla:1")
+    torch.device("mtia")
+
+
+def named_device_but_not_a_device_spec() -> None:
+    """``device: str`` (or ``str | torch.device``) is a registry key here, not torch's device-spec alias."""
+    from torch._dynamo.device_interface import DeviceInterface, register_interface_for_device
+    from torch._inductor.codegen.common import get_scheduling_for_device
+
+    register_interface_for_device("tpu", DeviceInterface)
+    get_scheduling_for_device("tpu")
