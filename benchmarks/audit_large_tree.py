@@ -81,6 +81,7 @@ def main() -> int:
         cli = time.perf_counter() - start
         print(result.stdout.strip())
         print(f"audit of {args.files} files: {min(timings):.2f} s in process (best of 3), {cli:.2f} s as a command")
+        print(f"RESULT audit of {args.files} files (wall s, in process / command) | | {min(timings):.2f} / {cli:.2f} | | | measured")
         return result.returncode
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -190,6 +190,8 @@ def tools(selected: set[str]) -> list[Tool]:
 @dataclass
 class Results:
     samples: dict[tuple[str, str], list[Sample]] = field(default_factory=dict)
+    label: str = "the model tree"
+    rows: list[str] = field(default_factory=list)
 
     def add(self, tool: str, cond: str, sample: Sample) -> None:
         self.samples.setdefault((tool, cond), []).append(sample)
@@ -246,6 +248,10 @@ def report(results: Results, names: list[str], target: float) -> bool:
         da, db = a[-1].diagnostics, b[-1].diagnostics
         print(f"{name:<13} {ta:>9.2f} {tb:>8.2f} {ratio:>5.2f}x   {ca:>7.2f} {cb:>7.2f} {cratio:>5.2f}x   "
               f"{ma:>11.0f} {mb:>10.0f}   {da:>9} {db:>8}{'   <-- over target' if cratio > target else ''}")
+        results.rows.append(f"RESULT overlay on {results.label}, {name} (CPU s) | {ca:.2f} | {cb:.2f} | {cratio:.2f}x | "
+                            f"<= {target:.2f}x | {'ok' if cratio <= target else 'OVER TARGET'}")
+    for row in results.rows:
+        print(row)
     spread = {name: [round(s.seconds, 2) for c in CONDITIONS for s in results.samples[(name, c)]] for name in names}
     print(f"\nraw seconds (without..., with...): {spread}")
     return ok
@@ -261,9 +267,24 @@ def main() -> int:
     parser.add_argument("--families", type=int, default=8, help="model modules in the tree")
     parser.add_argument("--kernel-parts", type=int, default=4, help="kernel modules per backend")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--real", metavar="DIST==VERSION:PACKAGE",
+                        help="check real code from the registry instead, e.g. torchmetrics==1.9.0:torchmetrics")
     args = parser.parse_args()
 
-    pkg, nfiles, nlines = generate(args.out, args.families, args.kernel_parts)
+    global PACKAGE
+    label = "the model tree"
+    if args.real:
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+        from tests.registry import unpacked
+
+        spec, _, PACKAGE = args.real.partition(":")
+        dist, _, version = spec.partition("==")
+        pkg = unpacked(dist, version) / PACKAGE
+        nfiles = sum(1 for _ in pkg.rglob("*.py"))
+        nlines = sum(len(p.read_text(errors="replace").splitlines()) for p in pkg.rglob("*.py"))
+        label = spec
+    else:
+        pkg, nfiles, nlines = generate(args.out, args.families, args.kernel_parts)
     tree = pkg.parent
     target_dir = overlay_dir()
     ensure_overlay(target_dir)
@@ -276,7 +297,7 @@ def main() -> int:
         versions.append(subprocess.run([sys.executable, *cmd], capture_output=True, text=True).stdout.strip())
     print("; ".join(versions), flush=True)
 
-    results = Results()
+    results = Results(label=label)
     toggle = OverlayToggle(target_dir)
     scratch_root = Path(tempfile.mkdtemp(prefix="overlay-bench-"))
     started = time.perf_counter()
