@@ -83,8 +83,7 @@ def _fake_torch(tmp_path: Path, version: str) -> Path:
     """The newest release's files, relabelled ``version`` (torchgen's schemas beside it)."""
     fake = tmp_path / "torch"
     real = torch_tree(OTHER_VERSIONS[-1])
-    shutil.copytree(real, fake, copy_function=os.link,
-                    ignore=lambda d, names: [n for n in names if n.endswith(".py") and n not in {"_tensor.py", "version.py"}])
+    shutil.copytree(real, fake, copy_function=os.link)
     shutil.copytree(real.parent / "torchgen", tmp_path / "torchgen", copy_function=os.link)
     (fake / "version.py").unlink()
     (fake / "version.py").write_text(f"__version__ = '{version}'\n")
