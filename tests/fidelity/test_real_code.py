@@ -28,19 +28,6 @@ LIBRARIES = [("torchmetrics", "1.9.0", "torchmetrics"), ("timm", "1.0.29", "timm
 
 pytestmark = pytest.mark.usefixtures("fresh_overlay")
 
-#: Added diagnostics that are known, open and asserted (so a fix shows): a type where
-#: stock torch has Any, on a tensor the overlay made device-typed. timm's RegNet does
-#: ``stage_widths, stage_depths = torch.unique(torch.tensor(widths), return_counts=True)``
-#: and then rebinds both names to lists: stock ``torch.unique`` is Any (boolean_dispatch);
-#: the overlay's torch/functional.pyi types it for device-typed tensors, and
-#: ``torch.tensor(widths)`` is ``Tensor[CPU]``, so mypy fixes the variables' type. The
-#: bare-tensor guard (``Tensor[Never]``) does not cover tensors the overlay itself typed.
-KNOWN_ADDED = {
-    "mypy": {"models/regnet.py:672: assignment", "models/regnet.py:687: call", "models/regnet.py:689: assignment",
-             "models/regnet.py:690: call"},
-    "pyright": set(),
-}
-
 
 def targets() -> list[Path]:
     return [unpacked(name, version) / package for name, version, package in LIBRARIES]
@@ -83,8 +70,7 @@ def test_overlay_adds_no_diagnostic_to_real_code(checker: str) -> None:
     assert [d.line for d in without_overlay if d.path == PROBE] == [10]
     assert [d for d in with_overlay if d.path == PROBE] == []
     assert len(located(without_overlay)) > 0
-    added = located(with_overlay) - located(without_overlay) - KNOWN_ADDED[checker]
-    assert KNOWN_ADDED[checker] <= located(with_overlay), "a known addition is gone: drop it from KNOWN_ADDED"
+    added = located(with_overlay) - located(without_overlay)
     messages = {f"{d.path.name}:{d.line}": d.message for d in with_overlay}
     assert added == set(), "\n".join(f"{a}  {messages.get(a.split(': ')[0].rsplit('/', 1)[-1], '')}" for a in sorted(added))
     # A bare tensor stays gradual where stock torch reads it as Any (issue #9's case:
