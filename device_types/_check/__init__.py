@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from .._config import Config
-from . import _codes as codes
 from ._findings import Finding, findings_for
 from ._project import Project, SourceProblem, discover
 from ._solver import Analysis, BackendMap
