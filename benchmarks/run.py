@@ -54,7 +54,7 @@ def main() -> int:
         proc = subprocess.run([sys.executable, str(HERE / argv[0]), *argv[1:]], cwd=HERE.parent,
                               capture_output=True, text=True)
         log.write_text(proc.stdout + proc.stderr)
-        found = [line[len("RESULT "):].split(" | ") for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+        found = [[cell.strip() for cell in line[len("RESULT "):].split("|")] for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
         if not found:  # a benchmark that prints its own table: its last line is the summary
             last = next((line for line in reversed(proc.stdout.splitlines()) if line.strip()), "no output")
             found = [[name, "", "", "", "", f"see log; last line: {last.strip()[:80]}"]]
