@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+import sysconfig
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,3 +54,26 @@ def run_pyright(tool: str, targets: Sequence[Path], *, config: Path, python: str
         for d in report["generalDiagnostics"]
         if d["severity"] == "error"
     ]
+
+
+def shadow_venv(name: str, ignore: Callable[[str, list[str]], list[str]]) -> tuple[Path, Path, Path]:
+    """(python, its site-packages, ours): a venv under .mypy_cache/<name> whose site-packages
+    is a hard-linked copy of ours, less what ``ignore`` leaves out of our site-packages.
+
+    Hard links, not symlinks: mypy resolves symlinks, and torch's files would then lie
+    outside the interpreter's site-packages and be checked as user code. The copy is remade
+    each session (about 2 s) at a fixed path, so mypy's cache for it stays warm.
+    """
+    base = ROOT / ".mypy_cache" / name
+    python = base / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(base)], check=True)
+    shadow_site = Path(
+        subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                       capture_output=True, text=True, check=True).stdout.strip()
+    )
+    shutil.rmtree(shadow_site)
+    site = Path(sysconfig.get_paths()["purelib"])
+    shutil.copytree(site, shadow_site, copy_function=os.link, symlinks=True,
+                    ignore=lambda directory, names: ignore(directory, names) if Path(directory) == site else [])
+    return python, shadow_site, site

@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
-import sysconfig
 from functools import cache
 from pathlib import Path
 
 from device_types_stubs.overlay import Overlay, build_overlay
 
-from .checkers import ROOT
+from .checkers import shadow_venv
 from .registry import unpacked
 
 __all__ = ["OTHER_VERSIONS", "checker_python", "overlay_for", "torch_tree"]
@@ -47,26 +44,12 @@ def overlay_for(version: str) -> Overlay:
 def checker_python(version: str) -> str:
     """A venv that sees torch ``version`` and its overlay, and our other packages.
 
-    Hard links, not symlinks (mypy resolves symlinks and would then check torch as user
-    code); remade each session at a fixed path, so mypy's cache for it stays warm.
+    (``checkers.shadow_venv``: hard links, remade each session at a fixed path.)
     """
-    base = ROOT / ".mypy_cache" / f"torch-{version}-venv"
-    python = base / "bin" / "python"
-    if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(base)], check=True)
-    shadow_site = Path(
-        subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                       capture_output=True, text=True, check=True).stdout.strip()
-    )
-    shutil.rmtree(shadow_site)
-    site = Path(sysconfig.get_paths()["purelib"])
-
     def left_out(directory: str, names: list[str]) -> list[str]:
-        if Path(directory) != site:
-            return []
         return [n for n in names if n in _LEFT_OUT or n.startswith(("torch-", "mypy-", "pyright-", "basedpyright-"))]
 
-    shutil.copytree(site, shadow_site, copy_function=os.link, symlinks=True, ignore=left_out)
+    python, shadow_site, _ = shadow_venv(f"torch-{version}-venv", left_out)
     shutil.copytree(torch_tree(version), shadow_site / "torch", copy_function=os.link)
     for rel, text in overlay_for(version).files.items():
         path = shadow_site / "torch-stubs" / rel

@@ -10,18 +10,14 @@ parameters that torch leaves bare), never add one.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 import sys
-import sysconfig
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
 import pytest
 
-from ..checkers import ROOT, Diagnostic, run_mypy, run_pyright
+from ..checkers import Diagnostic, run_mypy, run_pyright, shadow_venv
 
 HERE = Path(__file__).resolve().parent
 MODULE = HERE / "realistic_model.py"
@@ -29,24 +25,8 @@ MODULE = HERE / "realistic_model.py"
 
 @cache
 def shadow_python() -> str:
-    """A venv whose site-packages is a hard-linked copy of ours, minus the overlay.
-
-    Hard links, not symlinks: mypy resolves symlinks, and torch's files would then lie
-    outside the interpreter's site-packages and be checked as user code. The copy is
-    remade each session (about 2 s) at a fixed path, so mypy's cache for it stays warm.
-    """
-    base = ROOT / ".mypy_cache" / "gradual-shadow-venv"
-    python = base / "bin" / "python"
-    if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(base)], check=True)
-    shadow_site = Path(
-        subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                       capture_output=True, text=True, check=True).stdout.strip()
-    )
-    shutil.rmtree(shadow_site)
-    site = Path(sysconfig.get_paths()["purelib"])
-    shutil.copytree(site, shadow_site, copy_function=os.link, symlinks=True,
-                    ignore=lambda directory, names: ["torch-stubs"] if Path(directory) == site else [])
+    """A venv whose site-packages is a hard-linked copy of ours, minus the overlay."""
+    python, shadow_site, _ = shadow_venv("gradual-shadow-venv", lambda directory, names: ["torch-stubs"])
     assert not (shadow_site / "torch-stubs").exists() and (shadow_site / "torch").is_dir()
     return str(python)
 
