@@ -156,10 +156,10 @@ class _Walker:
         elif isinstance(node, ast.Expr):
             self.expr(node.value, env)
         elif isinstance(node, ast.If):
-            self.control(self.expr(node.test, env))
+            self.expr(node.test, env)
             self.branches([node.body, node.orelse], env, _host_guard(node.test))
         elif isinstance(node, ast.While):
-            self.control(self.expr(node.test, env))
+            self.expr(node.test, env)
             self.loops += 1
             self.branches([node.body, node.body, node.orelse], env)
             self.loops -= 1
@@ -183,7 +183,7 @@ class _Walker:
         elif isinstance(node, (ast.Raise, ast.Assert)):
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):
-                    self.control(self.expr(child, env))
+                    self.expr(child, env)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             self.local_import(node)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -265,10 +265,6 @@ class _Walker:
         for root in (*read, *roots(value)):
             self.facts.sunk.append((root, "writes into the tensor through a host view"))
 
-    def control(self, value: Value) -> None:
-        """Host data that only decides control flow: a host sync, not a fallback (a read
-        root that reaches no sink is reported as one in ``_solver``)."""
-
     # --- expressions ---------------------------------------------------------------------
 
     def expr(self, node: ast.expr | None, env: dict[str, Value]) -> Value:
@@ -325,7 +321,7 @@ class _Walker:
         for generator in node.generators:
             self.assign(generator.target, self.expr(generator.iter, inner), inner)
             for condition in generator.ifs:
-                self.control(self.expr(condition, inner))
+                self.expr(condition, inner)
         value: Value = EMPTY
         for element in elements:
             value = value | self.expr(element, inner)
@@ -630,7 +626,6 @@ class _Walker:
         if name in sem.HOST_BUILTINS:
             return all_args | (frozenset({COMPUTED}) if is_host(all_args) and name not in _PLAIN_BUILTINS else EMPTY)
         if name == "range":
-            self.control(all_args)
             return EMPTY
         if name in ("print", "repr", "str", "format", "hash", "getattr", "setattr", "super", "object", "vars",
                     "locals", "globals", "open"):
@@ -646,7 +641,6 @@ class _Walker:
         if _targets_device(node):
             self.sink(all_args, f'uploaded by "{name}()"' if name else "uploaded", known_upload=False)
             return EMPTY
-        self.control(all_args)
         return EMPTY
 
 
