@@ -29,6 +29,7 @@ def benchmarks(reps: int) -> list[tuple[str, list[str]]]:
                                  "--tools", "mypy,pyright,basedpyright"]),
         ("overlay, real code", ["overlay_bench.py", "--reps", r, "--real", "torchmetrics==1.9.0:torchmetrics",
                                 "--tools", "pyright,basedpyright"]),
+        ("overlay variants, model tree", ["overlay_variants.py", "--reps", r]),
         ("plugin, backend tree", ["plugin_bench.py", "--repeat", r]),
         ("plugin, torch's own tree", ["plugin_torch_tree.py"]),
         ("audit, large tree", ["audit_large_tree.py"]),

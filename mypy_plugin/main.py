@@ -139,7 +139,8 @@ class DeviceTypesPlugin(Plugin):
         owner, _, name = fullname.rpartition(".")
         kind = self._kind_of_class(owner) if owner else None
         if kind is _TENSOR:
-            hook = _bind(self._tensor_method, name)
+            refining = name in TARGET_TRANSFERS or name.startswith("new_")
+            hook = _bind(self._tensor_method if refining else self._tensor_op, name)
         elif kind is _NUMPY:
             hook = _guarded(self._numpy_method)
         self._method_hooks[fullname] = hook
@@ -161,6 +162,8 @@ class DeviceTypesPlugin(Plugin):
                 hook = _bind(self._unbound_tensor_method, name)
             else:
                 hook = _bind(self._torch_function, fullname)
+        elif fullname.startswith("<"):
+            pass  # mypy's own displays and comprehensions: "<list>", "<dict>", "<generator>"
         elif "." not in fullname or self._in_backend_prefix(fullname):
             # a local name (or a backend-module global) that may hold a bound tensor
             # method: ``host = x.cpu; host()``
@@ -175,7 +178,18 @@ class DeviceTypesPlugin(Plugin):
 
     # --- callbacks ---------------------------------------------------------------------------
 
+    def _tensor_op(self, name: str, ctx: MethodContext) -> Type:
+        """A tensor method that cannot move the device (most of them): only the policy,
+        inside backends, once per call site. mypy calls this once per overload item it
+        tries, so the repeated visits return first."""
+        backend = self._backend(ctx.api)
+        if backend is not None and self._first_visit(ctx.context):
+            call = policy.Call(name, ctx.context, _receiver(ctx.context), ctx.type, _args(ctx))
+            policy.check_tensor_method(ctx.api, call, backend)
+        return ctx.default_return_type
+
     def _tensor_method(self, name: str, ctx: MethodContext) -> Type:
+        """``.to``/``.cuda``-like and ``new_*`` methods: refined everywhere, policy in backends."""
         backend = self._backend(ctx.api)
         refines = not self._tree_silent and (
             name in TARGET_TRANSFERS or (name.startswith("new_") and DEVICE_PARAMETER in ctx.callee_arg_names)
@@ -305,18 +319,28 @@ def _guarded(hook: Callable[[Any], Type]) -> Callable[[Any], Type]:
         try:
             return hook(ctx)
         except Exception as exc:
-            if os.environ.get(STRICT_ENV) or type(exc).__module__.startswith("mypy"):
-                raise
-            return _fallback(ctx)
+            return _recover(exc, ctx)
 
     return guarded
 
 
 def _bind(method: Callable[..., Type], first: str) -> Callable[[Any], Type]:
-    def hook(ctx: Any) -> Type:
-        return method(first, ctx)
+    """``_guarded(lambda ctx: method(first, ctx))`` in one frame: mypy calls these hooks
+    once per overload item it tries, ~240k times on a 50k-line backend tree."""
 
-    return _guarded(hook)
+    def hook(ctx: Any) -> Type:
+        try:
+            return method(first, ctx)
+        except Exception as exc:
+            return _recover(exc, ctx)
+
+    return hook
+
+
+def _recover(exc: Exception, ctx: Any) -> Type:
+    if os.environ.get(STRICT_ENV) or type(exc).__module__.startswith("mypy"):
+        raise exc
+    return _fallback(ctx)
 
 
 def _receiver(context: Any) -> Any:

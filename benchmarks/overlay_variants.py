@@ -1,0 +1,229 @@
+"""Where does the overlay's pyright cost come from? Variants of the installed overlay, one run.
+
+Each variant is the installed overlay with one part undone or changed; pyright (or
+basedpyright) checks the same tree under every variant, interleaved (the order rotates
+each repetition), and the table gives each variant's CPU time (rusage) against torch's
+own stubs:
+
+  stock            no overlay: torch's own stubs (the baseline)
+  overlay          the overlay as installed
+  functions-stock  _C/_VariableFunctions.pyi back to torch's own (every ``torch.*`` function)
+  factories-stock  only the functions with a ``device`` parameter back to torch's own
+  methods-bare     TensorBase's methods without the device (``Tensor[_DeviceT]`` -> ``Tensor``):
+                   what the generic methods cost
+  no-names         factories without their device-name overloads (``device="cuda"``)
+  one-name         one literal per device name (``"cuda"``, not ``"cuda:0"``..``"cuda:7"``)
+  no-guard         factories without the ``device: Never`` guard overloads
+
+The variants are measurements, not options: each one loses something the overlay types
+(docs/performance.md says what). The installed ``torch-stubs`` is moved aside during the
+run and always put back (also on SIGTERM/SIGINT).
+
+    .venv/bin/python benchmarks/overlay_variants.py                  # the model tree
+    .venv/bin/python benchmarks/overlay_variants.py --real torchmetrics==1.9.0:torchmetrics
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from gen_torch_tree import DEFAULT_OUT, generate  # noqa: E402
+from overlay_bench import OverlayToggle, ensure_overlay, overlay_dir, restore_on_signals  # noqa: E402
+
+BIN = Path(sys.executable).parent
+FUNCTIONS = "_C/_VariableFunctions.pyi"
+C_MODULE = "_C/__init__.pyi"
+DEVICE_NAMES = ("_dt_CUDAName", "_dt_MPSName", "_dt_NPUName", "_dt_XPUName")
+
+
+# --------------------------------------------------------------------------- editing stubs
+
+
+def _defs(source: str) -> list[tuple[str, int, int, ast.FunctionDef]]:
+    """Top-level defs as (name, first line incl. decorators (0-based), end line, node)."""
+    out = []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef):
+            start = (node.decorator_list[0].lineno if node.decorator_list else node.lineno) - 1
+            out.append((node.name, start, node.end_lineno or node.lineno, node))
+    return out
+
+
+def _device_annotation(fn: ast.FunctionDef) -> str | None:
+    a = fn.args
+    for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
+        if arg.arg == "device" and arg.annotation is not None:
+            return ast.unparse(arg.annotation)
+    return None
+
+
+def revert_functions(overlay: str, stock: str, keep: Callable[[str], bool]) -> str:
+    """``overlay`` with every function for which ``keep(name)`` is false replaced by torch's own."""
+    lines, stock_lines = overlay.splitlines(keepends=True), stock.splitlines(keepends=True)
+    spans: dict[str, list[int]] = {}
+    for name, start, end, _ in _defs(overlay):
+        spans.setdefault(name, [start, end])[1] = end
+    stock_spans: dict[str, list[int]] = {}
+    for name, start, end, _ in _defs(stock):
+        stock_spans.setdefault(name, [start, end])[1] = end
+    out, pos = [], 0
+    for name, (start, end) in sorted(spans.items(), key=lambda item: item[1][0]):
+        if keep(name) or name not in stock_spans:
+            continue
+        out += lines[pos:start]
+        s, e = stock_spans[name]
+        out += stock_lines[s:e]
+        pos = end
+    return "".join(out + lines[pos:])
+
+
+def drop_overloads(source: str, annotations: set[str]) -> str:
+    """``source`` without the overloads whose device parameter has one of ``annotations``."""
+    lines = source.splitlines(keepends=True)
+    for _, start, end, node in sorted(_defs(source), key=lambda d: -d[1]):
+        if _device_annotation(node) in annotations:
+            del lines[start:end]
+    return "".join(lines)
+
+
+def bare_methods(source: str) -> str:
+    """TensorBase with ``Tensor[_DeviceT]`` written ``Tensor`` in its methods."""
+    start = source.index("class TensorBase(")
+    end = source.index("\nclass ", start + 1)
+    head, _, body = source[start:end].partition("\n")
+    return source[:start] + head + "\n" + body.replace("Tensor[_DeviceT]", "Tensor") + source[end:]
+
+
+def one_name(layer: str) -> str:
+    return re.sub(r"(\w+Name: TypeAlias = Literal\['(\w+)')[^\]]*\]", r"\1]", layer)
+
+
+def factories(overlay: str) -> set[str]:
+    return {name for name, _, _, node in _defs(overlay) if _device_annotation(node) is not None}
+
+
+def build_variants(installed: Path, stock_torch: Path, root: Path) -> dict[str, Path | None]:
+    """Each variant as a ``torch-stubs`` directory under ``root`` (None: no overlay)."""
+    functions = (installed / FUNCTIONS).read_text(encoding="utf-8")
+    stock_functions = (stock_torch / FUNCTIONS).read_text(encoding="utf-8")
+    device_functions = factories(functions)
+    edits: dict[str, dict[str, Callable[[str], str]]] = {
+        "functions-stock": {FUNCTIONS: lambda s: revert_functions(s, stock_functions, lambda name: False)},
+        "factories-stock": {FUNCTIONS: lambda s: revert_functions(s, stock_functions, lambda name: name not in device_functions)},
+        "methods-bare": {C_MODULE: bare_methods},
+        "no-names": {FUNCTIONS: lambda s: drop_overloads(s, set(DEVICE_NAMES))},
+        "one-name": {"_device_layer.pyi": one_name},
+        "no-guard": {FUNCTIONS: lambda s: drop_overloads(s, {"_dt_Never"})},
+    }
+    variants: dict[str, Path | None] = {"stock": None, "overlay": installed}
+    for name, files in edits.items():
+        target = root / name / "torch-stubs"
+        shutil.copytree(installed, target)
+        for rel, edit in files.items():
+            path = target / rel
+            path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
+        variants[name] = target
+    return variants
+
+
+# --------------------------------------------------------------------------- measuring
+
+
+class VariantToggle(OverlayToggle):
+    """The overlay toggle; a variant linked in the overlay's place is removed first, so
+    that restoring (also from a signal handler) never mistakes the link for a re-install."""
+
+    def restore(self) -> None:
+        if self.target.is_symlink():
+            self.target.unlink()
+        super().restore()
+
+
+def checker_run(checker: str, tree: Path, package: str) -> tuple[float, str]:
+    """CPU seconds of one checker run and its summary line."""
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen([str(BIN / checker), "--pythonpath", sys.executable, package],
+                                cwd=tree, stdout=out, stderr=subprocess.STDOUT)
+        _, _, usage = os.wait4(proc.pid, 0)
+        out.seek(0)
+        text = out.read().decode(errors="replace")
+    summary = re.search(r"\d+ errors?, \d+ warnings?", text)
+    return usage.ru_utime + usage.ru_stime, summary.group(0) if summary else "no summary"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--checker", default="pyright", choices=("pyright", "basedpyright"))
+    parser.add_argument("--families", type=int, default=40, help="model modules in the generated tree")
+    parser.add_argument("--real", metavar="DIST==VERSION:PACKAGE", help="check real code from the registry instead")
+    parser.add_argument("--only", help="comma-separated variants to run (stock and overlay always run)")
+    args = parser.parse_args()
+
+    if args.real:
+        sys.path.insert(0, str(HERE.parent))
+        from tests.registry import unpacked
+
+        spec, _, package = args.real.partition(":")
+        dist, _, version = spec.partition("==")
+        tree = unpacked(dist, version)
+        label = spec
+    else:
+        pkg, _, _ = generate(DEFAULT_OUT, args.families, 0)
+        tree, package, label = pkg.parent, pkg.name, f"model tree ({args.families} families)"
+
+    installed = overlay_dir()
+    ensure_overlay(installed)
+    stock_torch = installed.parent / "torch"
+    scratch = Path(tempfile.mkdtemp(prefix="overlay-variants-"))
+    toggle = VariantToggle(installed)
+    samples: dict[str, list[float]] = {}
+    summaries: dict[str, str] = {}
+    try:
+        variants = build_variants(installed, stock_torch, scratch)
+        if args.only:
+            wanted = {"stock", "overlay", *args.only.split(",")}
+            variants = {k: v for k, v in variants.items() if k in wanted}
+        names = list(variants)
+        with restore_on_signals(toggle), toggle.hidden():
+            # the installed overlay now lies at toggle.aside; each variant is linked in its place
+            variants["overlay"] = toggle.aside
+            for rep in range(args.reps):
+                for name in names[rep % len(names):] + names[:rep % len(names)]:
+                    source = variants[name]
+                    if source is not None:
+                        os.symlink(source, installed)
+                    try:
+                        seconds, summaries[name] = checker_run(args.checker, tree, package)
+                    finally:
+                        if source is not None:
+                            os.unlink(installed)
+                    samples.setdefault(name, []).append(seconds)
+                    print(f"rep {rep + 1}/{args.reps} {name:16} {seconds:6.2f} s CPU ({summaries[name]})", flush=True)
+    finally:
+        toggle.restore()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    base = statistics.median(samples["stock"])
+    print(f"\n{args.checker} on {label}, CPU time, medians of {args.reps}, conditions interleaved:")
+    for name in names:
+        median = statistics.median(samples[name])
+        print(f"RESULT overlay variant {name}, {args.checker}, {label} (CPU s) | {base:.2f} | {median:.2f} | "
+              f"{median / base:.2f}x | | {summaries[name]}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
