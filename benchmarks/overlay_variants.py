@@ -208,7 +208,7 @@ def main() -> int:
                     try:
                         seconds, summaries[name] = checker_run(args.checker, tree, package)
                     finally:
-                        if source is not None:
+                        if installed.is_symlink():  # not after a signal: restore() removed it
                             os.unlink(installed)
                     samples.setdefault(name, []).append(seconds)
                     print(f"rep {rep + 1}/{args.reps} {name:16} {seconds:6.2f} s CPU ({summaries[name]})", flush=True)
