@@ -35,7 +35,7 @@ from .annotations import mentions_tensor, name, parse_annotation
 from .gradual import NEVER_IMPORT, bare_guard
 from .modules import _finish
 from .native import IMPORTS, NativeOp, NativeSchemas
-from .signatures import OVERLOAD, Op, SignatureRewriter
+from .signatures import OVERLOAD, Op, SignatureRewriter, default_of, params_of
 
 __all__ = ["FUNCTIONAL_SOURCE", "FUNCTIONAL_STUB", "functional_stub"]
 
@@ -71,23 +71,6 @@ def _decorator_names(fn: ast.FunctionDef) -> set[str]:
         target = d.func if isinstance(d, ast.Call) else d
         out.add(target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else "")
     return out
-
-
-def _params(fn: ast.FunctionDef) -> list[ast.arg]:
-    a = fn.args
-    return [*a.posonlyargs, *a.args, *([a.vararg] if a.vararg else []), *a.kwonlyargs, *([a.kwarg] if a.kwarg else [])]
-
-
-def _default(fn: ast.FunctionDef, p: ast.arg) -> ast.expr | None:
-    a = fn.args
-    positional = [*a.posonlyargs, *a.args]
-    if p in positional:
-        offset = len(positional) - len(a.defaults)
-        i = positional.index(p)
-        return a.defaults[i - offset] if i >= offset else None
-    if p in a.kwonlyargs:
-        return a.kw_defaults[a.kwonlyargs.index(p)]
-    return None
 
 
 def _undeclared(annotation: ast.expr | None) -> bool:
@@ -144,7 +127,7 @@ class _Source:
         a = stub.args
         a.defaults = [_literal_or_ellipsis(d) for d in a.defaults]
         a.kw_defaults = [None if d is None else _literal_or_ellipsis(d) for d in a.kw_defaults]
-        for p in _params(stub):
+        for p in params_of(stub):
             p.annotation = parse_annotation(p.annotation)
             p.type_comment = None
         stub.returns = parse_annotation(stub.returns)
@@ -180,7 +163,7 @@ def _type(text: str) -> ast.expr:
 def _fallback(fn: ast.FunctionDef) -> ast.FunctionDef:
     """The function as written, undeclared parts Any: what stock torch gives."""
     stub = copy.deepcopy(fn)
-    for p in _params(stub):
+    for p in params_of(stub):
         if p.annotation is None:
             p.annotation = name(_ANY)
     if stub.returns is None:
@@ -199,9 +182,9 @@ def _with_twin(fn: ast.FunctionDef, twins: list[NativeOp]) -> list[ast.FunctionD
         if len(results) != 1:
             return []
         completed.returns = _type(results.pop())
-    for p in _params(completed):
+    for p in params_of(completed):
         if _undeclared(p.annotation):
-            default = _default(completed, p)
+            default = default_of(completed, p)
             if default is None:
                 p.annotation = name("Tensor")
             elif isinstance(default, ast.Constant) and default.value is None:
@@ -232,7 +215,7 @@ def _variadic(fn: ast.FunctionDef, twin: NativeOp) -> ast.FunctionDef | None:
         return None
     for p in a.kwonlyargs:
         if _undeclared(p.annotation):
-            default = _default(v, p)
+            default = default_of(v, p)
             none_default = isinstance(default, ast.Constant) and default.value is None
             p.annotation = _type("Tensor | None") if none_default else name(_ANY)
     if v.returns is None or not mentions_tensor(v.returns):
@@ -245,7 +228,7 @@ def _is_any(annotation: ast.expr | None) -> bool:
 
 
 def _is_complete(fn: ast.FunctionDef) -> bool:
-    return fn.returns is not None and all(p.annotation is not None for p in _params(fn))
+    return fn.returns is not None and all(p.annotation is not None for p in params_of(fn))
 
 
 def _candidates(source: _Source, defs: list[ast.FunctionDef], twins: list[NativeOp]) -> tuple[list[ast.FunctionDef], ast.FunctionDef, bool]:
@@ -258,7 +241,7 @@ def _candidates(source: _Source, defs: list[ast.FunctionDef], twins: list[Native
     for d in jit_overloads or [implementation]:
         stub, from_comment = source.declared(d)
         inferred |= from_comment
-        if _is_complete(stub) and not any(_undeclared(p.annotation) and p.annotation is not None for p in _params(stub)):
+        if _is_complete(stub) and not any(_undeclared(p.annotation) and p.annotation is not None for p in params_of(stub)):
             typed.append(stub)
         else:
             inferred = True
@@ -289,7 +272,7 @@ def _dispatch_leaves(source: _Source, value: ast.expr, constraints: dict[str, bo
 def _constrained(fn: ast.FunctionDef, constraints: dict[str, bool]) -> ast.FunctionDef:
     v = copy.deepcopy(fn)
     a = v.args
-    for p in _params(v):
+    for p in params_of(v):
         if p.arg in constraints:
             p.annotation = _type(f"Literal[{constraints[p.arg]}]")
     a.defaults = [ast.Constant(value=Ellipsis) for _ in a.defaults]

@@ -65,7 +65,7 @@ class SignatureRewriter:
     ops: list[Op] = field(default_factory=list)
 
     def rewrite(self, fn: ast.FunctionDef, overloaded: bool) -> list[ast.FunctionDef]:
-        params = _params(fn, self.is_method)
+        params = params_of(fn, self.is_method)
         takes_tensor = self.is_method or any(
             mentions_tensor(p.annotation) for p in params if p.arg not in OUTPUT_PARAMETERS
         )
@@ -143,7 +143,7 @@ class SignatureRewriter:
         variants: list[ast.FunctionDef] = []
         original = _device_param(fn)
         assert original is not None
-        has_default = _default_of(fn, original) is not None
+        has_default = default_of(fn, original) is not None
 
         def variant(annotation: ast.expr, device: DeviceExpr, rank: int) -> ast.FunctionDef:
             v = _clone(fn, keep_doc=not variants)
@@ -161,7 +161,7 @@ class SignatureRewriter:
                 annotation = ast.BinOp(left=device_name_literal("cpu"), op=ast.BitOr(), right=ast.Constant(value=None))
             first = variant(annotation, none_device, RANK_NO_DEVICE)
             if constrain_inputs:
-                self._constrain(first, _params(first, self.is_method), lambda: name(DEVICE_T))
+                self._constrain(first, params_of(first, self.is_method), lambda: name(DEVICE_T))
             variants.append(first)
         for device_type in DEVICE_BY_TYPE:
             if not (merged_cpu and device_type == "cpu"):
@@ -181,7 +181,7 @@ class SignatureRewriter:
 
     def _tensor_data_variant(self, fn: ast.FunctionDef, data_param: str) -> ast.FunctionDef:
         v = _clone(fn, keep_doc=False)
-        for p in _params(v, self.is_method):
+        for p in params_of(v, self.is_method):
             if p.arg == data_param:
                 p.annotation = ast.Subscript(value=name("Tensor"), slice=name(DEVICE_T), ctx=ast.Load())
         param = _device_param(v)
@@ -253,7 +253,7 @@ def _typed(variants: list[ast.FunctionDef]) -> bool:
     return False
 
 
-def _params(fn: ast.FunctionDef, is_method: bool) -> list[ast.arg]:
+def params_of(fn: ast.FunctionDef, is_method: bool = False) -> list[ast.arg]:
     a = fn.args
     params = [*a.posonlyargs, *a.args, *([a.vararg] if a.vararg else []), *a.kwonlyargs, *([a.kwarg] if a.kwarg else [])]
     if is_method and params and params[0].arg in {"self", "cls"} and not _is_static(fn):
@@ -279,14 +279,17 @@ def _device_param(fn: ast.FunctionDef) -> ast.arg | None:
     return None
 
 
-def _default_of(fn: ast.FunctionDef, param: ast.arg) -> ast.expr | None:
+def default_of(fn: ast.FunctionDef, param: ast.arg) -> ast.expr | None:
+    """The default of ``param`` in ``fn`` (None: none, or ``*args``/``**kwargs``)."""
     a = fn.args
     positional = [*a.posonlyargs, *a.args]
     if param in positional:
         offset = len(positional) - len(a.defaults)
         index = positional.index(param)
         return a.defaults[index - offset] if index >= offset else None
-    return a.kw_defaults[a.kwonlyargs.index(param)]
+    if param in a.kwonlyargs:
+        return a.kw_defaults[a.kwonlyargs.index(param)]
+    return None
 
 
 def _clone(fn: ast.FunctionDef, keep_doc: bool) -> ast.FunctionDef:
