@@ -175,6 +175,14 @@ HOST_BUILTINS: Final[frozenset[str]] = frozenset({
     "any", "all", "divmod", "pow", "bytes", "bytearray", "memoryview", "iter", "next",
 })
 
+#: Iterables whose values are counters (loop indices), not the items of a container: what a
+#: loop over them appends is computed on the host (an index map), not collected.
+COUNTING_ITERATORS: Final[frozenset[str]] = frozenset({"range", "enumerate", "ndindex", "ndenumerate", "product",
+                                                       "arange"})
+
+#: Builtins that make index keys, never numbers: a loop appending ``slice(None)`` collects keys.
+KEY_BUILTINS: Final[frozenset[str]] = frozenset({"slice"})
+
 #: Builtins that return metadata about a value, never its data.
 METADATA_BUILTINS: Final[frozenset[str]] = frozenset({"len", "isinstance", "type", "id", "hasattr", "callable", "issubclass"})
 
