@@ -13,12 +13,12 @@ becomes the function's summary and its findings in ``_solver``.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from .. import _semantics as sem
+from .._vocabulary import HostVocabulary
 from . import _codes as codes
 from ._conditions import ALWAYS, NEVER, Condition, conjoin, disjoin, substitute
 from ._guards import GuardReader, parameter_names
@@ -28,25 +28,9 @@ from ._values import COMPUTED, Atom, EMPTY, ArrayOf, HostOnly, LoopFilled, Param
 
 __all__ = ["Facts", "FunctionInfo", "Resolver", "interpret"]
 
-_READBACK_NAME = re.compile(r"(^|_)(to_)?numpy($|_)|numpy_view|(^|_)to_(cpu|host)$|(^|_)d2h($|_)|dtoh", re.I)
-_UPLOAD_NAME = re.compile(r"from_numpy|(^|_)h2d($|_)|htod|host_?to_?device|(^|_)upload", re.I)
-_D2H_NAME = re.compile(r"d2h|dtoh|device_?to_?host", re.I)
-_IN_PLACE_HOST = frozenset({"fill", "sort", "put", "itemset", "partition", "resize", "setfield", "__setitem__"})
-_CONTAINER_ADD = frozenset({"append", "extend", "insert", "add", "update", "appendleft", "extendleft"})
 _TRANSFER_METHODS = frozenset(sem.FIXED_TRANSFERS) | sem.TARGET_TRANSFERS
 _COMPREHENSION = "<comprehension>"
 _RANGE = "<range>"
-_SCALAR_BUILTINS = frozenset({"int", "float", "bool", "complex"})
-#: Builtins that move host data around without computing with it.
-_PLAIN_BUILTINS = frozenset({"list", "tuple", "zip", "enumerate", "reversed", "iter", "next", "dict", "set",
-                             "frozenset", "bytes", "bytearray", "memoryview", "map", "filter"})
-_RNG_RECEIVER = re.compile(r"rng|random|generator|(^|_)gen($|_)", re.I)
-_HOST_ALLOCATION = re.compile(r"malloc_?host|host_?alloc|alloc_?host|pinned|mallochost", re.I)
-#: ctypes/numpy views of raw memory: on a device pointer, a read of device data.
-_RAW_MEMORY_READS = frozenset({"from_address", "string_at", "as_array"})
-#: Raw copies into a pointer: host data copied this way lands in (device) memory.
-_RAW_COPIES = frozenset({"memmove", "memcpy", "memcpy_async"})
-_DEVICE_COPY = re.compile(r"memcpy|memmove|copy", re.I)
 
 
 class Resolver(Protocol):
@@ -65,6 +49,10 @@ class Resolver(Protocol):
 
     def declared(self, dotted: str) -> str | None:
         """``"readback"`` or ``"upload"`` for callables the configuration declares."""
+
+    @property
+    def vocabulary(self) -> HostVocabulary:
+        """The host vocabulary: built in, plus the project's extension."""
 
 
 @dataclass
@@ -160,6 +148,7 @@ class _Walker:
         self._root_ids: dict[tuple[int, int, str], Root] = {}
         self.loops = 0
         self.guards: GuardReader | None = None
+        self.vocab = resolver.vocabulary
         #: The condition under which the statement being walked runs.
         self.path: Condition = ALWAYS
         self.created_when: dict[Root, Condition] = {}
@@ -233,7 +222,7 @@ class _Walker:
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             items = self.expr(node.iter, env)
             self.assign(node.target, _elements(items), env)
-            if isinstance(node.target, ast.Name) and not _counts(node.iter):
+            if isinstance(node.target, ast.Name) and not _counts(node.iter, self.vocab):
                 self.items.add(node.target.id)
             self.loops += 1
             self.branches([node.body, node.body, node.orelse], env)
@@ -405,7 +394,7 @@ class _Walker:
 
     def expr_ListComp(self, node: ast.ListComp, env: dict[str, Value]) -> Value:
         value = self._comprehension(node, env, [node.elt])
-        items = {g.target.id for g in node.generators if isinstance(g.target, ast.Name) and not _counts(g.iter)}
+        items = {g.target.id for g in node.generators if isinstance(g.target, ast.Name) and not _counts(g.iter, self.vocab)}
         if self._collected(node.elt, items):  # [k for k in keys if ...], [op(t) for t in ts]: no data computed
             return value
         return value | frozenset({LoopFilled(_COMPREHENSION, node.lineno, node.col_offset)})
@@ -421,7 +410,7 @@ class _Walker:
             return not isinstance(element.value, (int, float, complex)) or isinstance(element.value, bool)
         if isinstance(element, (ast.Tuple, ast.List)):
             return all(self._collected(e, items) for e in element.elts)
-        if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id in sem.KEY_BUILTINS:
+        if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id in self.vocab.key_builtins:
             return True
         if isinstance(element, ast.Call) and isinstance(element.func, (ast.Name, ast.Attribute)):
             dotted = self.resolver.resolve(self.info, self.scope, element.func)
@@ -452,7 +441,7 @@ class _Walker:
         if isinstance(func, ast.Name):
             dotted = self.resolver.resolve(self.info, self.scope, func)
             if dotted is None:
-                if _D2H_NAME.search(func.id) or any(_D2H_NAME.search(_text(a)) for a in node.args):
+                if self.vocab.d2h_name.search(func.id) or any(self.vocab.d2h_name.search(_text(a)) for a in node.args):
                     return self.d2h(node, func.id, env)  # a D2H copy we cannot see into
                 if func.id in env:  # a local callable value: unknown
                     return self.unknown_call(node, func.id, all_args, kwargs, args)
@@ -460,9 +449,11 @@ class _Walker:
             return self.named_call(node, dotted, args, kwargs, all_args, env)
         if isinstance(func, ast.Call):  # np.vectorize(math.erf)(arr): a host function built on the spot
             maker = self.resolver.resolve(self.info, self.scope, func.func)
-            if maker is not None and maker.partition(".")[0] in sem.HOST_MODULES:
+            if maker is not None and maker.partition(".")[0] in self.vocab.host_modules:
                 self.expr(func, env)
                 return all_args | (frozenset({COMPUTED}) if is_host(all_args) else EMPTY)
+        if _is_ctypes_array_type(func, lambda e: self.resolver.resolve(self.info, self.scope, e)):
+            return frozenset({HostOnly("ctypes buffer")})  # (ctypes.c_char * n)(): host memory
         callee = self.expr(func, env)
         return self.unknown_call(node, "", all_args | callee, kwargs, args)
 
@@ -473,13 +464,13 @@ class _Walker:
         name = func.attr
         if name in sem.METADATA:
             return EMPTY
-        if name in _RAW_MEMORY_READS:
+        if name in self.vocab.raw_memory_reads:
             return self.raw_memory(node, name, all_args)
-        if _HOST_ALLOCATION.search(name):
+        if self.vocab.host_allocation.search(name):
             return frozenset({HostOnly(name)})
-        if any(_D2H_NAME.search(_text(a)) for a in node.args):
+        if any(self.vocab.d2h_name.search(_text(a)) for a in node.args):
             return self.d2h(node, name, env)
-        if name in sem.HOST_RNG_METHODS and not is_host(receiver) and _RNG_RECEIVER.search(_dotted_text(func.value)):
+        if name in self.vocab.host_rng_methods and not is_host(receiver) and self.vocab.rng_receiver.search(_dotted_text(func.value)):
             return all_args | self.built(node, f'host RNG "{_dotted_text(func)}()"')
         if name in _TRANSFER_METHODS:
             return self.transfer(node, func, receiver, name)
@@ -487,29 +478,28 @@ class _Walker:
             if is_host(receiver):
                 return as_scalar(receiver)
             return as_scalar(self.readback(node, receiver, f'".{name}()"', codes.READBACK))
-        if name in sem.READBACKS or _READBACK_NAME.search(name):
+        if name in sem.READBACKS or self.vocab.readback_name.search(name):
             if is_host(receiver):
                 return receiver | all_args
             return self.readback(node, receiver, f'".{name}()"', codes.READBACK)
         if is_host(receiver) or _is_rng(receiver):
-            if name in _IN_PLACE_HOST:
+            if name in self.vocab.host_in_place_methods:
                 self.write_into(receiver, node, f'".{name}()"')
-            if name in _CONTAINER_ADD:
+            if name in self.vocab.container_add_methods:
                 base = _base_name(func.value)
                 if base is not None:
                     env[base] = env.get(base, EMPTY) | all_args
             self.out_argument(kwargs)
-            computed = frozenset({COMPUTED}) if name not in sem.HOST_CONVERSIONS and name not in _CONTAINER_ADD else EMPTY
+            computed = frozenset({COMPUTED}) if name not in self.vocab.host_conversions and name not in self.vocab.container_add_methods else EMPTY
             return receiver | all_args | computed
-        if name in _CONTAINER_ADD:
+        if name in self.vocab.container_add_methods:
             base = _base_name(func.value)
             if base is not None:
                 computes = self.loops and not all(self._collected(a) for a in node.args)
                 filled = frozenset({LoopFilled(base, node.lineno, node.col_offset)}) if computes else EMPTY
                 env[base] = env.get(base, EMPTY) | all_args | filled
             return EMPTY
-        if name in {"copy", "astype", "reshape", "view", "ravel", "flatten", "transpose", "squeeze",
-                    "copy_", "clone", "contiguous", "detach", "get", "pop", "items", "values", "keys"}:
+        if name in self.vocab.passthrough_methods:
             return receiver
         return self.unknown_call(node, name, all_args | receiver, kwargs, args)
 
@@ -587,25 +577,36 @@ class _Walker:
         if declared == "upload":
             self.sink(args[0] if args else all_args, f'uploaded with "{last}()"')
             return EMPTY
-        if any(_D2H_NAME.search(_text(a)) for a in node.args):  # memcpy(dst, src, n, DEVICE_TO_HOST)
+        if any(self.vocab.d2h_name.search(_text(a)) for a in node.args):  # memcpy(dst, src, n, DEVICE_TO_HOST)
             return self.d2h(node, dotted, env)
+        direction = self.copy_direction(node, last)
+        if direction == "d2h":  # acl.rt.memcpy(dst, n, src, n, 2), a wrapper of the same name too
+            return self.d2h(node, dotted, env)
+        if direction == "h2d":
+            api = self.vocab.copy_api[last]
+            if api.source < len(args):
+                self.sink(args[api.source], f'copied to device memory with "{last}()"')
+            return EMPTY
         callee = self.resolver.function(dotted)
         if callee is not None:
             return self.project_call(node, callee, args, kwargs, env, receiver)
         top = dotted.partition(".")[0]
-        if _D2H_NAME.search(dotted):
+        if self.vocab.d2h_name.search(dotted):
             return self.d2h(node, dotted, env)
-        if _UPLOAD_NAME.search(last):
+        if self.vocab.upload_name.search(last):
             self.sink(all_args, f'uploaded with "{last}()"')
             return EMPTY
-        if _HOST_ALLOCATION.search(last):
+        if self.vocab.host_allocation.search(last):
             return frozenset({HostOnly(last)})
-        if last in _RAW_COPIES:
+        if last in self.vocab.raw_copies:
             self.host_addressed(last, all_args)
+            if len(args) > 1 and is_host(args[0]) and not args[1]:
+                # memmove(host_buffer, t.data_ptr(), n): a pointer from tensor metadata, read into host memory
+                return self.d2h(node, dotted, env)
             for value in args[1:]:
                 self.sink(value, f'copied to device memory with "{last}()"')
             return EMPTY
-        if top in sem.HOST_MODULES:
+        if top in self.vocab.host_modules:
             return self.host_library_call(node, dotted, last, args, all_args, kwargs)
         if top == "torch" or top == "ctypes":
             if last in sem.TENSOR_DATA_FACTORIES or last in sem.HOST_FACTORIES:
@@ -614,12 +615,14 @@ class _Walker:
                     for root in self._loop_roots(all_args):
                         self.sunk(root, f'uploaded with "{last}()"')
                 return all_args if not _targets_device(node) else EMPTY
-            if last in _RAW_MEMORY_READS:
+            if last in self.vocab.raw_memory_reads:
                 return self.raw_memory(node, last, all_args)
-            if _HOST_ALLOCATION.search(last):
+            if last in self.vocab.host_buffer_factories:
+                return frozenset({HostOnly(last)})
+            if self.vocab.host_allocation.search(last):
                 return frozenset({HostOnly(last)})
             return all_args if is_host(all_args) else EMPTY
-        if _READBACK_NAME.search(last) and "dtype" not in last.lower():
+        if self.vocab.readback_name.search(last) and "dtype" not in last.lower():
             first = args[0] if args else EMPTY
             if is_host(first):
                 return first
@@ -629,14 +632,14 @@ class _Walker:
     def host_library_call(self, node: ast.Call, dotted: str, last: str, args: list[Value], all_args: Value,
                           kwargs: dict[str | None, Value]) -> Value:
         module = dotted.rpartition(".")[0]
-        if last in sem.HOST_METADATA_FUNCTIONS and module.partition(".")[0] == "numpy":
+        if last in self.vocab.host_metadata_functions and module.partition(".")[0] == "numpy":
             return EMPTY
         self.out_argument(kwargs)
         if last == "copyto" and args:
             self.write_into(args[0], node, '"copyto()"')
-        if any(module == m or module.startswith(m + ".") for m in sem.HOST_RNG_MODULES) or dotted in sem.HOST_RNG_MODULES:
+        if any(module == m or module.startswith(m + ".") for m in self.vocab.host_rng_modules) or dotted in self.vocab.host_rng_modules:
             return all_args | self.built(node, f'host RNG "{dotted}()"')
-        if module.partition(".")[0] == "numpy" and last in sem.HOST_ARRAY_BUILDERS:
+        if module.partition(".")[0] == "numpy" and last in self.vocab.host_array_builders:
             built = self.built(node, f'numpy "{last}()"')
             if node.args and _one_element(node.args[0]):  # np.full((1,), value): one staged scalar
                 return all_args | as_scalar(built)
@@ -645,7 +648,7 @@ class _Walker:
             # np.array(idx) of a loop-filled list: array data built on the host
             built = frozenset(self._loop_roots(all_args)) | frozenset(ArrayOf(i) for i in params(all_args))
             all_args = frozenset(a for a in all_args if not isinstance(a, LoopFilled)) | built
-        if last in sem.HOST_CONVERSIONS or not is_host(all_args):
+        if last in self.vocab.host_conversions or not is_host(all_args):
             return all_args
         return all_args | frozenset({COMPUTED})
 
@@ -764,23 +767,35 @@ class _Walker:
 
     def builtin_call(self, node: ast.Call, name: str, args: list[Value], all_args: Value,
                      kwargs: dict[str | None, Value]) -> Value:
-        if name in sem.METADATA_BUILTINS:
+        if name in self.vocab.metadata_builtins:
             return EMPTY
-        if name in _SCALAR_BUILTINS:
+        if name in self.vocab.scalar_builtins:
             return as_scalar(all_args)
-        if name in sem.HOST_BUILTINS:
-            return all_args | (frozenset({COMPUTED}) if is_host(all_args) and name not in _PLAIN_BUILTINS else EMPTY)
+        if name in self.vocab.host_builtins:
+            return all_args | (frozenset({COMPUTED}) if is_host(all_args) and name not in self.vocab.plain_builtins else EMPTY)
         if name == "range":  # a counter sequence: host-built index data once materialised
             return frozenset({LoopFilled(_RANGE, node.lineno, node.col_offset)})
-        if name in ("print", "repr", "str", "format", "hash", "getattr", "setattr", "super", "object", "vars",
-                    "locals", "globals", "open"):
+        if name in self.vocab.inert_builtins:
             return EMPTY
         return self.unknown_call(node, name, all_args, kwargs, args)
+
+    def copy_direction(self, node: ast.Call, name: str) -> str | None:
+        """``"d2h"``/``"h2d"`` for a copy whose direction is an argument value (``_vocabulary.CopyApi``)."""
+        api = self.vocab.copy_api.get(name)
+        if api is None or api.kind >= len(node.args):
+            return None
+        kind = node.args[api.kind]
+        value = kind.value if isinstance(kind, ast.Constant) else _text(kind) or None
+        if value in api.device_to_host:
+            return "d2h"
+        if value in api.host_to_device:
+            return "h2d"
+        return None
 
     def host_addressed(self, name: str, all_args: Value) -> None:
         """A device copy issued from a host loop with addresses computed from data read back
         (``memcpy_d2d(out + i, src + int(idx[i]) * n)``): the host computes the op's result."""
-        if self.loops and _DEVICE_COPY.search(name):
+        if self.loops and self.vocab.device_copy.search(name):
             for root in roots(all_args):
                 if root.kind == "read":  # the data read back, whether or not it was made a scalar
                     self.sunk(replace(root, scalar=False), f'drives "{name}()" element by element from it')
@@ -789,7 +804,7 @@ class _Walker:
                      args: list[Value]) -> Value:
         """A callee we cannot see: a device kernel, unless it names a device as its target."""
         self.host_addressed(name, all_args)
-        if _UPLOAD_NAME.search(name):
+        if self.vocab.upload_name.search(name):
             self.sink(all_args, f'uploaded by "{name}()"')
             return EMPTY
         if _targets_device(node):
@@ -874,6 +889,15 @@ def _host_guard(test: ast.expr) -> tuple[str, int] | None:
     return None
 
 
+def _is_ctypes_array_type(func: ast.expr, resolve: Any) -> bool:
+    """``ctypes.c_char * n`` (called, it makes a host buffer)."""
+    if not (isinstance(func, ast.BinOp) and isinstance(func.op, ast.Mult)):
+        return False
+    side = func.left if isinstance(func.left, (ast.Name, ast.Attribute)) else func.right
+    dotted = resolve(side) if isinstance(side, (ast.Name, ast.Attribute)) else None
+    return dotted is not None and dotted.startswith("ctypes.")
+
+
 def _overwritten(buffer: Value) -> Value:
     """A host buffer after a device-to-host copy into it: what the host built there (the
     ``np.zeros`` staging buffer) is gone; it holds device data now."""
@@ -929,14 +953,14 @@ def _device_guard(test: ast.expr) -> str | None:
     return names.pop() if device_test and len(names) == 1 and None not in names else None
 
 
-def _counts(iterable: ast.expr) -> bool:
+def _counts(iterable: ast.expr, vocab: HostVocabulary) -> bool:
     """A loop over counters (``range(n)``, ``enumerate``, ``np.ndindex``): its values are
     computed indices, not items of a container."""
     if not isinstance(iterable, ast.Call):
         return False
     func = iterable.func
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    return name in sem.COUNTING_ITERATORS
+    return name in vocab.counting_iterators
 
 
 def _is_cpu_literal(node: ast.AST) -> bool:

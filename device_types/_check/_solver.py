@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from .. import _semantics as sem
 from .._config import Config
+from .._vocabulary import HostVocabulary
 from . import _codes as codes
 from ._conditions import ALWAYS, disjoin
 from ._interpret import Facts, interpret, shifted
@@ -283,6 +284,10 @@ class Analysis:
     def declared(self, dotted: str) -> str | None:
         return self.backends.declared.get(dotted)
 
+    @property
+    def vocabulary(self) -> HostVocabulary:
+        return self.backends.config.check.vocabulary
+
     def resolve(self, info: FunctionInfo, scope: dict[str, str], expr: ast.expr) -> str | None:
         return self._resolve(info.module, info.class_name, scope, expr, 0)
 
@@ -367,7 +372,7 @@ class Analysis:
             return None
         parts = dotted.split(".")
         top = parts[0]
-        if top in sem.HOST_MODULES or top in _BUILTINS:
+        if top in self.vocabulary.host_modules or top in _BUILTINS:
             return None
         for cut in range(len(parts) - 1, 0, -1):
             module_name = ".".join(parts[:cut])
