@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import builtins
 from collections.abc import Callable
+from functools import cached_property
 
 from ._conditions import ALWAYS, Condition, Subject, Sym, Test, conjoin, disjoin
 from ._project import FunctionInfo
@@ -34,11 +35,29 @@ class GuardReader:
                  resolve: Callable[[ast.expr], str | None]) -> None:
         self.info = info
         self._resolve = resolve
-        stores, self._single = _bindings(node)
-        names = parameter_names(info)
-        self._params = {name: i for i, name in enumerate(names) if stores.get(name, 0) == 0 and name != "*args"}
-        self._locals = set(stores) | set(names)
+        self._node = node
         self._depth = 0
+
+    @cached_property
+    def _scope(self) -> tuple[dict[str, int], set[str], dict[str, ast.expr]]:
+        """(stable parameters by index, every local name, locals bound once): read on first use,
+        so a function without tests costs nothing here."""
+        stores, single = _bindings(self._node)
+        names = parameter_names(self.info)
+        params = {name: i for i, name in enumerate(names) if stores.get(name, 0) == 0 and name != "*args"}
+        return params, set(stores) | set(names), single
+
+    @property
+    def _params(self) -> dict[str, int]:
+        return self._scope[0]
+
+    @property
+    def _locals(self) -> set[str]:
+        return self._scope[1]
+
+    @property
+    def _single(self) -> dict[str, ast.expr]:
+        return self._scope[2]
 
     # --- subjects and literals -------------------------------------------------------------
 
@@ -185,6 +204,10 @@ def _pair(test: Test) -> tuple[Condition, Condition]:
     return frozenset({frozenset({test})}), frozenset({frozenset({test.negated()})})
 
 
+#: Statements that bind no name and hold no statements: most of a body.
+_INERT_STATEMENTS = frozenset({ast.Expr, ast.Return, ast.Raise, ast.Pass, ast.Break, ast.Continue, ast.Assert})
+
+
 def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, int], dict[str, ast.expr]]:
     """How often each name is bound by the function's own statements (nested defs excluded),
     and the locals bound once by a plain ``name = expr`` outside loops (their value is ``expr``'s).
@@ -206,6 +229,9 @@ def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, i
     pending: list[tuple[ast.stmt, bool]] = [(stmt, False) for stmt in node.body]
     while pending:
         stmt, in_loop = pending.pop()
+        kind = stmt.__class__
+        if kind in _INERT_STATEMENTS:
+            continue
         if isinstance(stmt, ast.Assign):
             for target in stmt.targets:
                 bind(target)

@@ -138,6 +138,10 @@ def interpret(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, 
     return facts
 
 
+#: expression type -> its ``_Walker.expr_*`` method (False: none; the children are walked)
+_EXPR_METHODS: dict[type, Any] = {}
+
+
 class _Walker:
     def __init__(self, info: FunctionInfo, resolver: Resolver, scope: dict[str, str]) -> None:
         self.info = info
@@ -273,7 +277,9 @@ class _Walker:
                 results.append(branch_env)
         for branch_env in results:
             for name, value in branch_env.items():
-                env[name] = env.get(name, EMPTY) | value
+                current = env.get(name, EMPTY)
+                if value is not current:  # most names an arm did not touch: the same object
+                    env[name] = current | value if current else value
 
     def assign(self, target: ast.expr, value: Value, env: dict[str, Value], augment: bool = False) -> None:
         if isinstance(target, ast.Name):
@@ -330,9 +336,16 @@ class _Walker:
     def expr(self, node: ast.expr | None, env: dict[str, Value]) -> Value:
         if node is None:
             return EMPTY
-        method = getattr(self, f"expr_{node.__class__.__name__}", None)
-        if method is not None:
-            return method(node, env)  # type: ignore[no-any-return]
+        kind = node.__class__
+        if kind is ast.Name:  # the commonest node: no dispatch
+            return env.get(node.id, EMPTY)  # type: ignore[attr-defined]
+        if kind is ast.Constant:
+            return EMPTY
+        method = _EXPR_METHODS.get(kind)
+        if method is None:
+            method = _EXPR_METHODS[kind] = getattr(_Walker, f"expr_{kind.__name__}", False)
+        if method:
+            return method(self, node, env)  # type: ignore[no-any-return]
         value: Value = EMPTY
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
