@@ -35,7 +35,10 @@ installed), copied into a temporary project; the labels are
 3. **Fix history** (``tests/check/pairs``, applied as ``tests/check/test_fix_pairs.py`` does):
    the share of pre-fix functions still flagged, and of fixed functions flagged (all of them
    wrongly: the labels tests check that no after reaches a remaining fallback), by code.
-4. **Cold CPU time**: user + system time of the check process (``getrusage`` of the
+4. **The second framework**: mindtorch from the mindnlp 0.5.1 wheel (``mindtorch/_apis/npu.py``
+   and ``gpu.py``, configured with its backends only), per function against
+   ``tests/check/labels/mindnlp-0.5.1.json``.
+5. **Cold CPU time**: user + system time of the check process (``getrusage`` of the
    children), ``--no-cache`` where the engine has it (else a fresh copy of the tree each
    run), median and min-max over ``--rounds``.
 """
@@ -64,6 +67,9 @@ from tests.check.candle_corpus import BACKENDS_TOML, HOST_SYNC, candle_root, cor
 from tests.check.labels import indirect  # noqa: E402
 from tests.check.pairs.candle_0_1_0a1 import PAIRS  # noqa: E402
 from tests.check.pairs.model import apply_pairs  # noqa: E402
+from tests.registry import unpacked  # noqa: E402
+
+SIBLING = REPO / "tests" / "check" / "labels" / "mindnlp-0.5.1.json"
 
 INDIRECT_CODE = "device-indirect-fallback"
 BACKENDS = ("mps", "cuda", "npu")
@@ -100,13 +106,13 @@ def _project(tmp: Path, name: str, source: Path) -> Path:
     return project
 
 
-def run_check(engine: Engine, project: Path) -> tuple[list[dict], float, float]:
-    """(findings, CPU seconds, wall seconds) of one cold check of ``project``."""
+def run_check(engine: Engine, project: Path, targets: tuple[str, ...] = ("candle/_backends",)) -> tuple[list[dict], float, float]:
+    """(findings, CPU seconds, wall seconds) of one cold check of ``targets`` in ``project``."""
     if not engine.no_cache:
         shutil.rmtree(project / ".device_types_cache", ignore_errors=True)
     command = [sys.executable, "-m", "device_types", "check", "--format", "json", "--enable", HOST_SYNC,
                "--config", str(project / "pyproject.toml"), *(["--no-cache"] if engine.no_cache else []),
-               "candle/_backends"]
+               *targets]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(command, cwd=project, capture_output=True, text=True, env=engine.env(), timeout=900)
@@ -285,6 +291,32 @@ def fix_rows(before: list[dict], after: list[dict]) -> list[tuple[str, str]]:
             ("  of them by a direct finding", str(by_code["direct"]))]
 
 
+# 5. the second framework ------------------------------------------------------------------------
+
+def sibling_project(tmp: Path) -> tuple[Path, tuple[str, ...], dict]:
+    """mindtorch from the mindnlp wheel, configured with its backends only, and its labels."""
+    data = json.loads(SIBLING.read_text(encoding="utf-8"))
+    root = unpacked("mindnlp", "0.5.1", ("mindtorch/*",))
+    project = tmp / "mindtorch"
+    shutil.copytree(root / "mindtorch", project / "mindtorch")
+    table = ", ".join(f'"{module}" = "{kind}"' for module, kind in data["backends"].items())
+    (project / "pyproject.toml").write_text(f"[tool.device_types]\nbackends = {{ {table} }}\n", encoding="utf-8")
+    targets = tuple(module.replace(".", "/") + ".py" for module in data["backends"])
+    labels = {(e["path"], e["function"]): e["label"] for e in data["functions"]}
+    return project, targets, labels
+
+
+def sibling_rows(findings: list[dict], labels: dict[tuple[str, str], str]) -> list[tuple[str, str]]:
+    flagged = by_function(findings, host_sync=False)
+    fallbacks = {k for k, v in labels.items() if v == "fallback"}
+    found = fallbacks & flagged.keys()
+    wrong = (set(labels) - fallbacks) & flagged.keys()
+    return [("labelled functions", str(len(labels))),
+            ("precision", _ratio(len(found), len(found) + len(wrong))),
+            ("recall", _ratio(len(found), len(fallbacks))),
+            ("findings (all codes)", str(len(findings)))]
+
+
 # driver -----------------------------------------------------------------------------------------
 
 def main(argv: list[str] | None = None) -> dict:
@@ -317,8 +349,10 @@ def main(argv: list[str] | None = None) -> dict:
                 engine.cpu.append(cpu)
                 engine.wall.append(wall)
                 runs[engine.name]["original"] = findings
+        sibling, sibling_targets, sibling_labels = sibling_project(tmp)
         for engine in engines:
             runs[engine.name]["fixed"], _, _ = run_check(engine, fixed)
+            runs[engine.name]["sibling"], _, _ = run_check(engine, sibling, sibling_targets)
     for engine in engines:
         found = runs[engine.name]["original"]
         indirect_table, wrong = indirect_rows(found, labels, edges)
@@ -326,6 +360,8 @@ def main(argv: list[str] | None = None) -> dict:
             "per function (all codes but host-sync), vs candle-0.1.0a1.json": per_function(found, labels),
             "indirect findings, vs candle-0.1.0a1-indirect.json": indirect_table,
             "fix history (tests/check/pairs)": fix_rows(found, runs[engine.name]["fixed"]),
+            "second framework: mindtorch (mindnlp 0.5.1), vs mindnlp-0.5.1.json":
+                sibling_rows(runs[engine.name]["sibling"], sibling_labels),
             "cold CPU time (user+system), --no-cache" if engine.no_cache else "cold CPU time (fresh tree)": [
                 ("CPU s, median [min-max]", f"{statistics.median(engine.cpu):.2f} [{min(engine.cpu):.2f}-{max(engine.cpu):.2f}]"),
                 ("wall s, median", f"{statistics.median(engine.wall):.2f}"),
