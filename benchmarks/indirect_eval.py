@@ -26,7 +26,7 @@ installed), copied into a temporary project; the labels are
    reached AND the real root. A chain is reached when every hop ``chain[i] -> chain[i+1]`` is
    a call site judged ``reached`` (the first hop at the finding's line when that line is a
    judged call site, later hops at the ``hops`` lines when given, else any judged site of the
-   pair). The root the finding names is its last ``hops`` entry or its ``root``; for engines
+   pair); a hop to a function labelled clean or host-sync is not reached. The root the finding names is its last ``hops`` entry or its ``root``; for engines
    without them, the line of the root function's own finding whose message quotes the same
    host step as the indirect message (``... -> div: "_to_numpy(a)")``). It is real when it is
    the first hop's ``root`` or one of its ``also_roots``. Findings with a hop the file does
@@ -229,7 +229,7 @@ def named_root(finding: dict, findings: list[dict]) -> str | None:
     return f"{finding['path']}:{min(f['line'] for f in matching)}" if matching else None
 
 
-def judge_indirect(finding: dict, findings: list[dict], edges: list[indirect.Edge]) -> tuple[str, str]:
+def judge_indirect(finding: dict, findings: list[dict], edges: list[indirect.Edge], labels: dict) -> tuple[str, str]:
     """(verdict, detail): verdict is "right", "not reached", "wrong root" or "unjudged"."""
     chain = finding.get("chain") or []
     hops = _hop_lines(finding)
@@ -237,6 +237,9 @@ def judge_indirect(finding: dict, findings: list[dict], edges: list[indirect.Edg
     for i, (caller, callee) in enumerate(zip(chain, chain[1:])):
         sites = [e for e in edges if e.path == finding["path"] and e.caller == caller and e.callee == callee]
         if not sites:
+            label = labels.get((finding["path"], callee))
+            if label is not None and label.label != "fallback":
+                return "not reached", f"the callee is labelled {label.label}: {label.why}"
             return "unjudged", f"{caller} -> {callee} is not in the indirect labels"
         line = finding["line"] if i == 0 else (hops[i][1] if i < len(hops) else None)
         at_line = [e for e in sites if e.call_line == line]
@@ -260,7 +263,7 @@ def indirect_rows(findings: list[dict], labels: dict, edges: list[indirect.Edge]
     verdicts = []
     for finding in findings:
         if finding["code"] == INDIRECT_CODE:
-            verdict, detail = judge_indirect(finding, findings, edges)
+            verdict, detail = judge_indirect(finding, findings, edges, labels)
             verdicts.append((verdict, finding, detail))
     counts = Counter(v for v, _, _ in verdicts)
     total = len(verdicts)
