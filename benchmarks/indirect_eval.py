@@ -29,7 +29,9 @@ installed), copied into a temporary project; the labels are
    pair); a hop to a function labelled clean or host-sync is not reached. The root the finding names is its last ``hops`` entry or its ``root``; for engines
    without them, the line of the root function's own finding whose message quotes the same
    host step as the indirect message (``... -> div: "_to_numpy(a)")``). It is real when it is
-   the first hop's ``root`` or one of its ``also_roots``. Findings with a hop the file does
+   the first hop's ``root`` or one of its ``also_roots``. Of the right ones whose first hop the
+   labels reach only under a condition, the share that states one (``condition``, or "when" in
+   the message; its wording is not compared). Findings with a hop the file does
    not judge count as not right (listed). Also: the labelled indirect fallbacks
    (``why`` "indirect: ...") that get an indirect finding.
 3. **Fix history** (``tests/check/pairs``, applied as ``tests/check/test_fix_pairs.py`` does):
@@ -259,6 +261,13 @@ def judge_indirect(finding: dict, findings: list[dict], edges: list[indirect.Edg
     return "right", first_edge.root or ""
 
 
+def _first_edge(finding: dict, edges: list[indirect.Edge]) -> indirect.Edge:
+    """The judged, reached call site of a right finding's first hop (its line when judged)."""
+    chain = finding["chain"]
+    sites = [e for e in edges if e.path == finding["path"] and e.caller == chain[0] and e.callee == chain[1] and e.reached]
+    return next((e for e in sites if e.call_line == finding["line"]), sites[0])
+
+
 def indirect_rows(findings: list[dict], labels: dict, edges: list[indirect.Edge]) -> tuple[list, list]:
     verdicts = []
     for finding in findings:
@@ -272,6 +281,9 @@ def indirect_rows(findings: list[dict], labels: dict, edges: list[indirect.Edge]
             ("  chain not reached", str(counts["not reached"])),
             ("  reached, wrong root", str(counts["wrong root"])),
             ("  hop not in the indirect labels", str(counts["unjudged"]))]
+    conditional = [f for v, f, _ in verdicts if v == "right" and _first_edge(f, edges).condition]
+    stated = [f for f in conditional if f.get("condition") or " when " in f["message"]]
+    rows.append(("  of the right ones reached only under a condition, say when", _ratio(len(stated), len(conditional))))
     chained = {k for k, v in labels.items() if v.label == "fallback" and v.why.startswith("indirect:")}
     with_chain = {(f["path"], f["function"]) for _, f, _ in verdicts}
     rows.append(("labelled indirect fallbacks with an indirect finding", _ratio(len(chained & with_chain), len(chained))))
