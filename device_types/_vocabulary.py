@@ -60,6 +60,9 @@ class HostVocabulary:
         "zeros", "ones", "full", "arange", "linspace", "logspace", "geomspace", "eye",
         "identity", "tri", "triu_indices", "tril_indices", "indices", "diag_indices", "mgrid", "ogrid",
     })
+    #: Builders whose first argument is the shape: with a literal one-element shape
+    #: (``np.full((1,), value)``) they stage one scalar operand, not a result.
+    shape_first_builders: frozenset[str] = frozenset({"zeros", "ones", "full"})
     #: Host random-number modules: everything their functions return is host-built.
     host_rng_modules: frozenset[str] = frozenset({"numpy.random", "random"})
     #: Methods of numpy's RandomState/Generator: called on a receiver named like an RNG
@@ -152,6 +155,10 @@ class HostVocabulary:
     # --- sinks: host data reaching a device ------------------------------------------------
     #: Helper names that upload their argument (``_from_numpy``, ``h2d``, ``upload``).
     upload_patterns: tuple[str, ...] = (r"from_numpy|(^|_)h2d($|_)|htod|host_?to_?device|(^|_)upload",)
+    #: Tensor constructors of a framework other than torch (``mindspore.tensor(arr)``): in a
+    #: device backend they make a device tensor, so host data passed to them is uploaded.
+    #: torch's own factories are the op-semantics table's (no ``device=``: a CPU tensor).
+    tensor_factories: frozenset[str] = frozenset({"tensor", "Tensor", "as_tensor"})
     #: Raw copies into a pointer (``memmove(dst, src, n)``): host data copied this way lands in
     #: device memory, unless the destination is a host buffer (then it is a device-to-host read).
     raw_copies: frozenset[str] = frozenset({"memmove", "memcpy", "memcpy_async"})

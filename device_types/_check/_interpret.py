@@ -445,14 +445,17 @@ class _Walker:
         for value in (*args, *kwargs.values()):
             all_args = all_args | value
         func = node.func
+        base = _base_name(func)
+        local = base is not None and base in env and base not in ("self", "cls") and base not in self.scope
         if isinstance(func, ast.Attribute):
-            dotted = self.resolver.resolve(self.info, self.scope, func)
+            # a local value shadows a module-level name: ``index.astype(...)`` where the module defines ``index``
+            dotted = None if local else self.resolver.resolve(self.info, self.scope, func)
             if dotted is None:
                 receiver = self.expr(func.value, env)
                 return self.method_call(node, func, receiver, args, kwargs, all_args, env)
             return self.named_call(node, dotted, args, kwargs, all_args, env, receiver=func.value)
         if isinstance(func, ast.Name):
-            dotted = self.resolver.resolve(self.info, self.scope, func)
+            dotted = None if local else self.resolver.resolve(self.info, self.scope, func)
             if dotted is None:
                 if self.vocab.d2h_name.search(func.id) or any(self.vocab.d2h_name.search(_text(a)) for a in node.args):
                     return self.d2h(node, func.id, env)  # a D2H copy we cannot see into
@@ -640,6 +643,9 @@ class _Walker:
             if is_host(first):
                 return first
             return self.readback(node, first, _shown(node), codes.READBACK)
+        if last in self.vocab.tensor_factories:  # mindspore.tensor(arr): a device tensor of host data
+            self.sink(all_args, f'uploaded by "{last}()"', known_upload=False)
+            return EMPTY
         return self.unknown_call(node, last, all_args, kwargs, args)
 
     def host_library_call(self, node: ast.Call, dotted: str, last: str, args: list[Value], all_args: Value,
@@ -654,7 +660,8 @@ class _Walker:
             return all_args | self.built(node, f'host RNG "{dotted}()"')
         if module.partition(".")[0] == "numpy" and last in self.vocab.host_array_builders:
             built = self.built(node, f'numpy "{last}()"')
-            if node.args and _one_element(node.args[0]):  # np.full((1,), value): one staged scalar
+            if last in self.vocab.shape_first_builders and node.args and _one_element(node.args[0]):
+                # np.full((1,), value): one staged scalar
                 return all_args | as_scalar(built)
             return all_args | built
         if module.partition(".")[0] == "numpy":
