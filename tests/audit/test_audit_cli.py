@@ -217,3 +217,53 @@ def test_backend_file_that_cannot_be_opened(project: Project) -> None:
         "this file were not checked; run device-types explain audit-unreadable-source [audit-unreadable-source]",
         f"audit failed: 1 finding in 1 file; checked 1 marker in 2 backend files (mps) against 1 row of {DOCS}",
     ]
+
+
+def test_sarif_validates_against_the_schema(project: Project) -> None:
+    from tests.sarif import sarif_errors
+
+    project.write(MPS, guarded("baddbmm") + "\n\n" + guarded("addmm").replace("if USE_NATIVE:", "if True:"))
+    project.docs(row("aten.baddbmm"), row("aten.index_put"))
+    outcome = project.run("--format", "sarif")
+    assert outcome.code == 1
+    sarif = json.loads("\n".join(outcome.lines))
+    assert sarif_errors(sarif) == []
+    results = sarif["runs"][0]["results"]
+    assert [(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]) for r in results] == [
+        ("audit-orphan-row", {"startLine": FIRST_ROW + 1}),
+        ("audit-missing-row", {"startLine": 9}),
+    ]
+    rules = sarif["runs"][0]["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == ["audit-missing-row", "audit-orphan-row"]
+    assert rules[1]["shortDescription"]["text"] == "An open row has no marker in its backend"
+    assert sarif["runs"][0]["automationDetails"]["id"] == "device-types/audit/"
+
+
+def test_github_annotations(project: Project) -> None:
+    project.write(MPS, guarded("baddbmm"))
+    project.docs(row("aten.baddbmm"), row("aten.addmm"))
+    outcome = project.run("--format", "github")
+    assert outcome.code == 1
+    assert outcome.lines[0] == (
+        f"::error file={DOCS},line={FIRST_ROW + 1},title=audit-orphan-row::addmm on mps is open, but no marker in the "
+        "mps backend matches it; keep the native kernel behind a guard marked '# TODO: re-enable native kernel when "
+        "<platform> fixes <issue>' (naming aten.addmm in the issue), or set Status to 'resolved (native kernel "
+        "re-enabled)'; run device-types explain audit-orphan-row")
+    assert outcome.lines[1].startswith("audit failed: 1 finding in 1 file")
+
+
+def test_config_option_and_output_file(project: Project, tmp_path: Path) -> None:
+    project.write(MPS, guarded("baddbmm"))
+    project.docs(row("aten.baddbmm"))
+    config = tmp_path / "other.toml"
+    config.write_text('[tool.device_types]\nknown_issues = "docs/none.md"\n')
+    outcome = project.run("--config", str(config), "--format", "json", "--output", str(tmp_path / "out.json"))
+    assert outcome.code == 1
+    report = json.loads((tmp_path / "out.json").read_text())
+    assert [f["code"] for f in report["findings"]] == ["audit-docs-missing", "audit-missing-row"]
+    summary = "audit failed: 2 findings in 2 files; checked 1 marker in 1 backend file (mps) against 0 rows of docs/none.md"
+    assert report["summary"]["findings"] == 2
+    assert outcome.lines == [summary]  # the report went to the file, the summary line to stdout
+    missing = project.run("--config", str(tmp_path / "nope.toml"))
+    assert (missing.code, missing.lines) == (2, [])
+    assert missing.stderr == f"device-types audit: error: --config '{tmp_path / 'nope.toml'}': no such file\n"
