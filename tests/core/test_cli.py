@@ -48,3 +48,24 @@ def test_check_audit_and_explain_import_neither_torch_mypy_nor_the_overlay(tmp_p
         proc = subprocess.run([sys.executable, "-c", probe, *args], cwd=tmp_path, capture_output=True, text=True,
                               env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
         assert (proc.returncode, proc.stderr) == (expected, ""), args
+
+
+def test_check_and_audit_find_the_same_backends_without_config(tmp_path: Path) -> None:
+    """One rule (device_types._config.default_backend_device): xpu is a backend for both."""
+    import json
+
+    for init in ("pkg", "pkg/_backends", "pkg/_backends/xpu", "pkg/_backends/mps"):
+        (tmp_path / init).mkdir(parents=True, exist_ok=True)
+        (tmp_path / init / "__init__.py").write_text("")
+    (tmp_path / "pkg/_backends/xpu/ops.py").write_text(
+        "def addmm(x):\n    # TODO: re-enable native kernel when oneAPI 2025.1 fixes aten.addmm crash\n"
+        "    if USE_NATIVE:\n        return _native_addmm(x)\n    return addmm_composite(x)\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs/known-kernel-issues.md").write_text(
+        "| Op name | Backend | Error description | Composite workaround | Platform version | Status |\n|-|-|-|-|-|-|\n"
+        "| aten.addmm | xpu | crash | mm + add | oneAPI 2025.1 | open (workaround active) |\n")
+    check = json.loads(_run("check", "--no-cache", "--format", "json", "pkg", cwd=tmp_path).stdout)
+    audit = json.loads(_run("audit", "--format", "json", cwd=tmp_path).stdout)
+    assert check["summary"]["backends"] == {"pkg._backends.mps": "mps", "pkg._backends.xpu": "xpu"}
+    assert audit["backends"] == {"mps": ["pkg/_backends/mps"], "xpu": ["pkg/_backends/xpu"]}
+    assert (check["exit_code"], audit["exit_code"]) == (0, 0)
