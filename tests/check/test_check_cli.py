@@ -205,7 +205,7 @@ def test_hops_become_json_and_sarif_code_flows() -> None:
     assert [step["location"]["physicalLocation"]["region"] for step in flow] == [
         {"startLine": 54, "startColumn": 15}, {"startLine": 40, "startColumn": 9}]
     assert [r["id"] for r in result["relatedLocations"]] == [0, 1]
-    assert result["relatedLocations"][1]["message"]["text"] == 'fw.ops.sort: .to("cpu")'
+    assert result["relatedLocations"][1]["message"]["text"] == 'sort: .to("cpu")'
 
 
 def test_github_annotations_and_output_file(project: Path) -> None:
