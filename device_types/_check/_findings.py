@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from .. import _semantics as sem
+from .._codes import explain_tail
+from .._finding import Finding
 from . import _codes as codes
 from ._conditions import ALWAYS, Condition, render
 from ._guards import parameter_names
@@ -24,27 +25,6 @@ __all__ = ["Finding", "findings_for"]
 
 KEEP = "keep it on {device} with an on-device composite of working ops"
 _IGNORE = re.compile(r"#\s*(?:type|device-types)\s*:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
-
-
-@dataclass(frozen=True, order=True)
-class Finding:
-    """One ``path:line: message [code]`` line, with what tools and baselines need."""
-
-    path: str
-    line: int
-    column: int
-    code: str
-    message: str
-    function: str = field(compare=False)
-    backend: str = field(compare=False)
-    #: From this function down to the function holding the root (qualified names).
-    chain: tuple[str, ...] = field(default=(), compare=False)
-    #: Stable text of the root (``"_to_numpy(a)"``), for baselines that survive line shifts.
-    anchor: str = field(default="", compare=False)
-    #: Each call on the way and the root, with file (as displayed) and line.
-    hops: tuple[Hop, ...] = field(default=(), compare=False)
-    #: When the path is taken, over the function's parameters (``op is "argmax"``); "" always.
-    condition: str = field(default="", compare=False)
 
 
 def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project: Project,
@@ -71,7 +51,7 @@ def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project:
             found.append(Finding(
                 path, line, column, codes.CPU_BACKEND,
                 f'"{info.short}" calls the CPU backend\'s "{cpu_function}()" on device data{when} {where}; '
-                f"{KEEP.format(device=device)}; see docs/errors.md#{codes.CPU_BACKEND}",
+                f"{KEEP.format(device=device)}; {explain_tail(codes.CPU_BACKEND)}",
                 info.qualname, device, (info.qualname, cpu_function), f"{cpu_function}()",
                 (Hop(path, line, column, info.qualname, f'calls "{cpu_function}()"'),), when.strip()[5:]))
         # the shortest chain this function's calls reach; a path that comes back to this
@@ -88,7 +68,7 @@ def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project:
                 path, first.line, first.column, codes.INDIRECT,
                 f'"{info.short}" calls "{callee.short}()", which falls back to the host{when} '
                 f"({shown_chain}: {chosen.what}{at}) {where}; fix \"{callee.short}\" on the device "
-                f"or compose on-device ops here; see docs/errors.md#{codes.INDIRECT}",
+                f"or compose on-device ops here; {explain_tail(codes.INDIRECT)}",
                 info.qualname, device, chosen.chain, f"{callee.qualname}()",
                 _shown_hops(chosen.hops, project), when.strip()[5:]))
         if host_sync:
@@ -106,7 +86,7 @@ def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project:
                     path, first.line, first.column, codes.HOST_SYNC,
                     f'"{info.short}" reads device data to the host with {first.what} only to decide control flow '
                     f"or pass a scalar (a host sync) {where}; keep the value on the device or validate "
-                    f"without reading it back; see docs/errors.md#{codes.HOST_SYNC}",
+                    f"without reading it back; {explain_tail(codes.HOST_SYNC)}",
                     info.qualname, device, (info.qualname, *first.chain), first.what))
     return _unsilenced(found, project)
 
@@ -145,7 +125,7 @@ def _direct(info: FunctionInfo, direct: list[Root], how: str, path: str, where: 
     else:
         what = f'"{short}" builds its result on the host with {root.what}{via} and {_upload_phrase(how)}'
         advice = f"create it on {device} with device ops (fill, arange, a device RNG)"
-    message = f"{what}{when}{more} {where}; {advice}; see docs/errors.md#{root.code}"
+    message = f"{what}{when}{more} {where}; {advice}; {explain_tail(root.code)}"
     from ._solver import direct_path
     hops = _shown_hops(direct_path(info, root, ALWAYS).hops, project)
     return Finding(path, root.line, root.column, root.code, message, qualname, device, (qualname, *root.chain),
