@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
-from typing import Final
+from typing import Any, Final
 
 __all__ = ["BUILTIN", "CopyApi", "HostVocabulary", "VocabularyError", "extended"]
 
@@ -220,7 +220,7 @@ def extended(raw: object, where: str) -> HostVocabulary:
         return BUILTIN
     if not isinstance(raw, dict):
         raise VocabularyError(f"{where} must be a table")
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}
     for key, value in raw.items():
         if key not in KEYS:
             raise VocabularyError(f"{where} unknown key {key!r}; known keys: {', '.join(sorted(KEYS))}")
@@ -240,7 +240,7 @@ def extended(raw: object, where: str) -> HostVocabulary:
     return replace(BUILTIN, **changes)
 
 
-def _listed(value: object, key: str, where: str, kind: type) -> list:
+def _listed(value: object, key: str, where: str, kind: type) -> list[Any]:
     if isinstance(value, kind):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, kind) for v in value):
@@ -248,7 +248,7 @@ def _listed(value: object, key: str, where: str, kind: type) -> list:
     return value
 
 
-def _copy_api(item: dict, where: str) -> CopyApi:
+def _copy_api(item: dict[str, Any], where: str) -> CopyApi:
     allowed = {"name", "kind", "destination", "source", "device_to_host", "host_to_device"}
     unknown = sorted(set(item) - allowed)
     if unknown or not isinstance(item.get("name"), str) or not isinstance(item.get("kind"), int):

@@ -47,30 +47,30 @@ def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project:
             found.append(_direct(info, direct, hows[direct[0]], path, where, device, project, _when(when, names)))
         elif facts.cpu_backend_calls:
             line, column, cpu_function = min(facts.cpu_backend_calls)
-            when = _when(facts.cpu_when.get((line, column), ALWAYS), names)
+            said = _when(facts.cpu_when.get((line, column), ALWAYS), names)
             found.append(Finding(
                 path, line, column, codes.CPU_BACKEND,
-                f'"{info.short}" calls the CPU backend\'s "{cpu_function}()" on device data{when} {where}; '
+                f'"{info.short}" calls the CPU backend\'s "{cpu_function}()" on device data{said} {where}; '
                 f"{KEEP.format(device=device)}; {explain_tail(codes.CPU_BACKEND)}",
                 info.qualname, device, (info.qualname, cpu_function), f"{cpu_function}()",
-                (Hop(path, line, column, info.qualname, f'calls "{cpu_function}()"'),), when.strip()[5:]))
+                (Hop(path, line, column, info.qualname, f'calls "{cpu_function}()"'),), said.strip()[5:]))
         # the shortest chain this function's calls reach; a path that comes back to this
         # function is its own root, reported above
         reached = [(indirect_path(info, line, column, callee, inner), callee)
                    for line, column, callee, inner in facts.indirect if info.qualname not in inner.chain]
         if reached:
             chosen, callee = min(reached, key=lambda item: path_order(item[0]))
-            first = chosen.hops[0]
+            call = chosen.hops[0]
             shown_chain = " -> ".join(c.rpartition(".")[2] if "<locals>" not in c else c for c in chosen.chain)
-            when = _when(chosen.when, names)
+            said = _when(chosen.when, names)
             at = f" at {project.display(chosen.path)}:{chosen.line}"
             found.append(Finding(
-                path, first.line, first.column, codes.INDIRECT,
-                f'"{info.short}" calls "{callee.short}()", which falls back to the host{when} '
+                path, call.line, call.column, codes.INDIRECT,
+                f'"{info.short}" calls "{callee.short}()", which falls back to the host{said} '
                 f"({shown_chain}: {chosen.what}{at}) {where}; fix \"{callee.short}\" on the device "
                 f"or compose on-device ops here; {explain_tail(codes.INDIRECT)}",
                 info.qualname, device, chosen.chain, f"{callee.qualname}()",
-                _shown_hops(chosen.hops, project), when.strip()[5:]))
+                _shown_hops(chosen.hops, project), said.strip()[5:]))
         if host_sync:
             sunk = {root for root, _ in facts.sunk}
             returned = set(roots(frozenset(facts.returned)))

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import ast
 import builtins
+from typing import Any
 from collections.abc import Callable
 from functools import cached_property
 
-from ._conditions import ALWAYS, Condition, Subject, Sym, Test, conjoin, disjoin
+from ._conditions import ALWAYS, NEVER, Condition, Subject, Sym, Test, conjoin, disjoin
 from ._project import FunctionInfo
 
 __all__ = ["GuardReader", "parameter_names"]
@@ -137,7 +138,7 @@ class GuardReader:
             expr = expr.value
         return isinstance(expr, ast.Name) and expr.id not in self._locals and expr.id not in _BUILTINS
 
-    def _values(self, expr: ast.expr) -> frozenset | None:
+    def _values(self, expr: ast.expr) -> frozenset[Any] | None:
         literal = self.literal(expr)
         if literal is None or not isinstance(literal[0], tuple):
             return None
@@ -160,11 +161,11 @@ class GuardReader:
         if isinstance(expr, ast.BoolOp):
             parts = [self._test(v) for v in expr.values]
             if isinstance(expr.op, ast.And):
-                true, false = ALWAYS, frozenset()
+                true, false = ALWAYS, NEVER
                 for t, f in parts:
                     true, false = conjoin(true, t), disjoin(false, f)
                 return true, false
-            true, false = frozenset(), ALWAYS
+            true, false = NEVER, ALWAYS
             for t, f in parts:
                 true, false = disjoin(true, t), conjoin(false, f)
             return true, false
@@ -193,7 +194,8 @@ class GuardReader:
             subject, literal = self.subject(right), self.literal(left)
         if subject is None or literal is None or isinstance(literal[0], tuple):
             return _UNKNOWN
-        return _pair(Test(subject, frozenset({literal[0]}), isinstance(op, (ast.Eq, ast.Is))))
+        value: Any = literal[0]
+        return _pair(Test(subject, frozenset({value}), isinstance(op, (ast.Eq, ast.Is))))
 
     def _param_based(self, expr: ast.expr) -> bool:
         subject = self.subject(expr)
@@ -260,9 +262,9 @@ def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, i
         elif isinstance(stmt, ast.Match):
             for case in stmt.cases:
                 for sub in ast.walk(case.pattern):
-                    name = getattr(sub, "name", None)
-                    if isinstance(name, str):
-                        counts[name] = counts.get(name, 0) + 2
+                    bound = getattr(sub, "name", None)
+                    if isinstance(bound, str):
+                        counts[bound] = counts.get(bound, 0) + 2
                 pending.extend((s, in_loop) for s in case.body)
         loop = in_loop or isinstance(stmt, (ast.For, ast.AsyncFor, ast.While))
         for field in ("body", "orelse", "finalbody"):

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from .. import _semantics as sem
 from .._vocabulary import HostVocabulary
 from . import _codes as codes
-from ._conditions import ALWAYS, NEVER, Condition, conjoin, disjoin, substitute
+from ._conditions import ALWAYS, NEVER, Binding, Condition, conjoin, disjoin, substitute
 from ._guards import GuardReader, parameter_names
 from ._project import FunctionInfo, import_bindings
 from ._summary import FallbackPath, Hop, Summary
@@ -345,7 +345,7 @@ class _Walker:
         if method is None:
             method = _EXPR_METHODS[kind] = getattr(_Walker, f"expr_{kind.__name__}", False)
         if method:
-            return method(self, node, env)  # type: ignore[no-any-return]
+            return method(self, node, env)  # type: ignore[no-any-return,operator]
         value: Value = EMPTY
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
@@ -725,9 +725,9 @@ class _Walker:
             result = result | bound.get(index, EMPTY)
         # shortest chain first, so one call site always gets the same root; a chain that
         # comes back here (recursion) is this function's own root already
-        for inner in sorted(summary.returned_roots, key=_root_rank):
-            if callee.key != self.info.key and self.info.qualname not in inner.chain:
-                result = result | self._reroot(node, callee, inner)
+        for returned in sorted(summary.returned_roots, key=_root_rank):
+            if callee.key != self.info.key and self.info.qualname not in returned.chain:
+                result = result | self._reroot(node, callee, returned)
         for index in summary.uploads:
             self.sink(bound.get(index, EMPTY), f'uploaded by "{callee.short}()"')
         for index in summary.array_uploads:
@@ -744,14 +744,14 @@ class _Walker:
                 env[base] = _overwritten(current) | self.readback(node, EMPTY, None, codes.READBACK)
         return result
 
-    def _bindings(self, callee: FunctionInfo, node: ast.Call, receiver: ast.expr | None) -> dict[int, tuple]:
+    def _bindings(self, callee: FunctionInfo, node: ast.Call, receiver: ast.expr | None) -> dict[int, Binding]:
         """What this call passes for each callee parameter that a condition can use: a literal
         (written here, or the callee's default when omitted) or one of this function's subjects."""
         guards = self.guards
         if guards is None:
             return {}
         names = parameter_names(callee)
-        found: dict[int, tuple | None] = {}
+        found: dict[int, Binding | None] = {}
         offset = 0
         if callee.class_name is not None and receiver is not None and callee.params \
                 and callee.params[0] in ("self", "cls") and not _is_class_ref(receiver):
@@ -770,7 +770,7 @@ class _Walker:
                 found.setdefault(names.index(name), ("lit", value))
         return {index: bound for index, bound in found.items() if bound is not None}
 
-    def _binding(self, arg: ast.expr) -> tuple | None:
+    def _binding(self, arg: ast.expr) -> Binding | None:
         assert self.guards is not None
         literal = self.guards.literal(arg)
         if literal is not None:
