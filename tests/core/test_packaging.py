@@ -72,6 +72,47 @@ def test_overlay_torch_requirement_is_the_tested_range_open_above() -> None:
     assert all(torch.specifier.contains(v) for v in (*OTHER_VERSIONS, "2.13.0", newer))
 
 
+def test_local_pre_commit_hooks_are_the_published_ones() -> None:
+    """The ``repo: local`` snippet of docs/ci-and-ide.md repeats .pre-commit-hooks.yaml's
+    hooks field for field (its dependency line and comments aside)."""
+    page = (ROOT / "docs" / "ci-and-ide.md").read_text()
+    (snippet,) = [b for b in re.findall(r"```yaml\n(.*?)```", page, re.DOTALL)
+                  if "repo: local" in b and "id: device-types-check" in b]
+    documented = {k: v for k, v in _hooks(snippet).items() if k.startswith("device-types-")}
+    published = _hooks((ROOT / ".pre-commit-hooks.yaml").read_text())
+    for hook in published.values():
+        del hook["description"]
+    for hook in documented.values():
+        assert hook.pop("additional_dependencies") == f'["device-types @ file:///path/to/{_wheel_name()}"]'
+    assert documented == published
+
+
+def test_docs_name_no_rev_this_repository_lacks() -> None:
+    tags = subprocess.run(["git", "-C", str(ROOT), "tag", "--list"], capture_output=True, text=True, check=True)
+    for page in (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))):
+        for rev in re.findall(r"^\s*rev:\s*(\S+)", page.read_text(), re.MULTILINE):
+            assert rev in tags.stdout.split(), f"{page.name} names rev {rev}, which is no tag of this repository"
+
+
+def _hooks(yaml: str) -> dict[str, dict[str, str]]:
+    """``id`` -> its ``key: value`` fields, for the flat hook lists of pre-commit files."""
+    hooks: dict[str, dict[str, str]] = {}
+    current: dict[str, str] = {}
+    for line in yaml.splitlines():
+        field = re.match(r"^\s*(- )?(\w+): (.+)$", line.split(" #")[0].rstrip())
+        if field is None or field[2] in {"repos", "repo", "rev", "hooks"}:
+            continue
+        if field[2] == "id":
+            current = hooks.setdefault(field[3], {})
+        else:
+            current[field[2]] = field[3]
+    return hooks
+
+
+def _wheel_name() -> str:
+    return f"device_types-{PYPROJECT['project']['version']}-py3-none-any.whl"
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel, built from a copy of the sources with this environment's setuptools
