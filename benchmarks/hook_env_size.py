@@ -20,10 +20,12 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,14 +60,17 @@ def main() -> int:
         for n, (label, config) in enumerate(configs.items()):
             home = work / f"home{n}"
             project = _project(work / f"project{n}", config)
+            cpu, wall = _children_cpu(), time.perf_counter()
             run = _run([pre_commit, "run", "--all-files"], cwd=project, env={**os.environ, "PRE_COMMIT_HOME": str(home)},
                        check=False)
+            cpu, wall = _children_cpu() - cpu, time.perf_counter() - wall
             if FINDING not in run.stdout:
                 print(f"{label}: the hooks did not report the planted finding:\n{run.stdout}{run.stderr}", file=sys.stderr)
                 return 1
             for env in sorted(home.glob("repo*/py_env-*")):
                 size = _du(env)
                 print(f"hook environment ({label}): {size / 1e6:.1f} MB ({size:,} bytes, du)")
+            print(f"  first run, building it and running both hooks: {cpu:.1f} s CPU, {wall:.1f} s wall")
     return 0
 
 
@@ -117,6 +122,11 @@ def _project(root: Path, config: str) -> Path:
     _run([*git, "add", "--all"], cwd=root)
     _run([*git, "commit", "--quiet", "--message", "project"], cwd=root)
     return root
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _du(path: Path) -> int:
