@@ -44,6 +44,11 @@ class Code:
 WHERE: Final = "inside the {device} backend ({prefix})"
 KEEP: Final = "keep it on {device} and use an on-device composite of working ops"
 CHECK_KEEP: Final = "keep it on {device} with an on-device composite of working ops"
+#: The check's readback message: ``how`` is "computes its result there", "writes into the
+#: tensor through a host view" or 'drives "memcpy_d2d()" element by element from it';
+#: ``via`` the helper chain to the root, ``when`` the path's condition, ``also`` other lines.
+READ_BACK: Final = (f'"{{function}}" reads tensor data to the host with {{what}}{{via}} and {{how}}{{when}}{{also}} '
+                    f"{WHERE}; {CHECK_KEEP}")
 
 
 def _code(name: str, front_ends: Iterable[str], summary: str, bad: str, good: str,
@@ -67,31 +72,28 @@ CPU_CALL: Final = _code(
     "def softplus(x: Tensor[MPS]) -> Tensor[MPS]:\n"
     "    return torch.log1p(torch.exp(x))                            # composite of working on-device ops",
     {PLUGIN: f'"{{method}}()" moves the tensor to the host {WHERE}; {KEEP}',
-     CHECK: f'"{{function}}" reads tensor data to the host with ".cpu()" and computes its result there {WHERE}; '
-            f"{CHECK_KEEP}"})
+     CHECK: READ_BACK})
 READBACK: Final = _code(
     "device-readback", [PLUGIN, CHECK],
     "Tensor data read back to the host (.numpy(), .tolist(), a readback helper) in a backend",
     "idx = [i for i, v in enumerate(mask.tolist()) if v]\nout = x[torch.tensor(idx, device=x.device)]",
     "out = x[mask.nonzero().squeeze(1)]",
     {PLUGIN: f'"{{method}}()" copies tensor data to the host {WHERE}; {KEEP}',
-     CHECK: f'"{{function}}" reads tensor data to the host with {{what}} and computes its result there {WHERE}; '
-            f"{CHECK_KEEP}"})
+     CHECK: READ_BACK})
 CPU_TARGET: Final = _code(
     "device-cpu-target", [PLUGIN, CHECK], "Transfer, copy or factory that targets the CPU in a backend",
     'y = torch.empty(n, device="cpu")\ny.copy_(x)',
     "y = torch.empty(n, device=x.device)\ny.copy_(x)",
     {PLUGIN: f"{{what}} targets the CPU {WHERE}; {KEEP}",
-     CHECK: f'"{{function}}" reads tensor data to the host with ".to("cpu")" and computes its result there '
-            f"{WHERE}; {CHECK_KEEP}"})
+     CHECK: READ_BACK})
 NUMPY: Final = _code(
     "device-numpy", [PLUGIN, CHECK], "Op result computed or built on the host (numpy, a host RNG) in a backend",
     "r = torch.from_numpy(np.remainder(x.cpu().numpy(), y.cpu().numpy())).to(x.device)",
     "r = x - y * torch.floor(x / y)                      # where-based remainder, Python's sign convention\n"
     "r = torch.where((r != 0) & ((r < 0) != (y < 0)), r + y, r)",
     {PLUGIN: f"{{what}} computes on host (numpy) data {WHERE}; use the torch op on {{device}} tensors instead",
-     CHECK: f'"{{function}}" builds its result on the host with {{what}} and uploads it by {{upload}} {WHERE}; '
-            "create it on {device} with device ops (fill, arange, a device RNG)"})
+     CHECK: f'"{{function}}" builds its result on the host with {{what}}{{via}} and {{how}}{{when}}{{also}} '
+            f"{WHERE}; create it on {{device}} with device ops (fill, arange, a device RNG)"})
 CPU_SIGNATURE: Final = _code(
     "device-cpu-signature", [PLUGIN], "Backend function that takes or returns Tensor[CPU]",
     "def lengths(x: Tensor[MPS]) -> Tensor[CPU]: ...",
@@ -135,14 +137,14 @@ CPU_BACKEND: Final = _code(
     "from ..cpu import ops as cpu_ops\n\ndef argsort(a):\n"
     "    return cpu_ops.argsort(a)          # the CPU kernel runs on device data",
     "def argsort(a):\n    return sort(a)[1]                 # an on-device composite, or the native kernel",
-    {CHECK: f'"{{function}}" calls the CPU backend\'s "{{callee}}()" on device data {WHERE}; {CHECK_KEEP}'})
+    {CHECK: f'"{{function}}" calls the CPU backend\'s "{{callee}}()" on device data{{when}} {WHERE}; {CHECK_KEEP}'})
 INDIRECT: Final = _code(
     "device-indirect-fallback", [CHECK], "Call of another backend function that falls back to the host",
     "def sort(a):\n    return from_numpy(np.sort(to_numpy(a)))\n\ndef topk(a, k):\n    return sort(a)[:k]",
     "def sort(a):\n    return kernels.sort(a)            # fix the callee: every caller is clean\n\n"
     "def topk(a, k):\n    return sort(a)[:k]",
-    {CHECK: f'"{{function}}" calls "{{callee}}()", which falls back to the host ({{chain}}: {{what}}) {WHERE}; '
-            'fix "{callee}" on the device or compose on-device ops here'})
+    {CHECK: f'"{{function}}" calls "{{callee}}()", which falls back to the host{{when}} ({{chain}}: {{what}} at '
+            f'{{root}}) {WHERE}; fix "{{callee}}" on the device or compose on-device ops here'})
 UNANALYSED: Final = _code(
     "device-unanalysed", [CHECK], "A file device-types check could not read or parse",
     "pkg/_backends/mps/broken.py with a syntax error (or NUL bytes, or over 4 MiB)",

@@ -989,7 +989,7 @@ def _is_cpu_literal(node: ast.AST) -> bool:
     if isinstance(node, ast.Call) and node.args:
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        if name.lower() == "device":
+        if name.lower() == sem.DEVICE_PARAMETER:
             return _is_cpu_literal(node.args[0])
     return False
 
