@@ -632,7 +632,7 @@ def _check_samples(
 
 def run(
     devices: list[str],
-    samples_per_op: int = 2,
+    samples_per_op: int = 3,
     only: Iterable[str] | None = None,
     overlay: Overlay | None = None,
     documented: list[Row] | None = None,
