@@ -19,6 +19,7 @@ commands:
   coverage         report which torch ops have device-generic signatures
   check            find CPU fallbacks in backend code as it is (untyped, no mypy needed)
   audit            check kernel TODO markers against docs/known-kernel-issues.md
+  lsp              language server (stdio) for editors: check and audit findings live
 
 Run 'device-types <command> --help' for a command's options."""
 
@@ -50,6 +51,10 @@ def _dispatch(args: list[str]) -> int:
         from device_types._check import main as check_main
 
         return check_main(rest)
+    if command == "lsp":
+        from device_types._lsp import main as lsp_main
+
+        return lsp_main(rest)
     if command == "audit":
         from device_types._audit import main as audit_main
 

@@ -15,7 +15,7 @@ import ast
 import hashlib
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 __all__ = ["MAX_FILE_BYTES", "Def", "FunctionInfo", "Module", "Project", "SourceProblem", "discover",
            "import_bindings"]
@@ -85,11 +85,18 @@ class Module:
     #: Parsed lazily; never cached.
     tree: ast.Module | None = field(default=None, repr=False, compare=False)
     lines: list[str] | None = field(default=None, repr=False, compare=False)
+    #: qualname -> def node of ``tree`` (built on first use); never cached.
+    nodes: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] | None = field(default=None, repr=False, compare=False)
+    #: Lines that the def of an outermost function must still move by (``_patch`` moves
+    #: the defs below an edit lazily: shifting a whole tree costs more than re-parsing it).
+    offsets: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
 
     def __getstate__(self) -> dict[str, object]:
         state = dict(self.__dict__)
         state["tree"] = None
         state["lines"] = None
+        state["nodes"] = None
+        state["offsets"] = {}
         return state
 
 
@@ -127,8 +134,11 @@ def discover(paths: Iterable[str]) -> tuple[list[str], list[SourceProblem]]:
 class Project:
     """The checked files plus every module of the same project that they import."""
 
-    def __init__(self, display_root: str = ".", cached: dict[str, Module] | None = None) -> None:
+    def __init__(self, display_root: str = ".", cached: dict[str, Module] | None = None,
+                 overlay: dict[str, bytes] | None = None) -> None:
         self.display_root = os.path.abspath(display_root)
+        #: absolute path -> text to use instead of the file's (an editor's unsaved buffers)
+        self.overlay = overlay or {}
         self.roots: list[str] = []
         self.modules: dict[str, Module] = {}
         self.problems: list[SourceProblem] = []
@@ -136,7 +146,6 @@ class Project:
         self.changed: set[str] = set()
         self._cached = cached or {}
         self._missing: set[str] = set()
-        self._nodes: dict[str, dict[str, ast.FunctionDef | ast.AsyncFunctionDef]] = {}
 
     # --- loading -----------------------------------------------------------------------
 
@@ -161,9 +170,14 @@ class Project:
 
     def function_node(self, module: Module, qualname: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         """The def of ``qualname`` in ``module`` (its tree parsed, and indexed, on first use)."""
-        index = self._nodes.get(module.name)
+        index = module.nodes
         if index is None:
-            index = self._nodes[module.name] = dict(_def_nodes(self.tree(module).body, ""))
+            index = module.nodes = dict(_def_nodes(self.tree(module).body, ""))
+        if module.offsets:
+            unit = qualname.split(".<locals>.", 1)[0]
+            offset = module.offsets.pop(unit, 0)
+            if offset and unit in index:
+                ast.increment_lineno(index[unit], offset)
         return index.get(qualname)
 
     def tree(self, module: Module) -> ast.Module:
@@ -183,15 +197,23 @@ class Project:
         return path if rel.startswith("..") else rel
 
     def _load(self, name: str, path: str) -> Module:
-        stamp = _stamp(path)
+        given = self.overlay.get(path)
+        stamp = _stamp(path) if given is None else _text_stamp(given)
         cached = self._cached.get(name)
         if cached is not None and cached.path == path and cached.stamp == stamp and stamp != (0, 0):
             self.modules[name] = cached
             return cached
+        raw = self._read(path)
+        if cached is not None and cached.path == path and raw is not None:
+            patched = _patch(cached, raw, stamp)
+            if patched is not None:
+                self.modules[name] = patched
+                if patched.lines != cached.lines:
+                    self.changed.add(name)
+                return patched
         module = Module(name, path, path.endswith("__init__.py"), stamp)
         self.modules[name] = module
         self.changed.add(name)
-        raw = self._read(path)
         if raw is not None:
             self._parse(module, raw)
             if module.tree is not None:
@@ -200,6 +222,9 @@ class Project:
 
     def _read(self, path: str, report: bool = True) -> bytes | None:
         shown = self.display(path)
+        given = self.overlay.get(path)
+        if given is not None:
+            return given
         try:
             size = os.path.getsize(path)
             if size > MAX_FILE_BYTES:
@@ -231,6 +256,127 @@ class Project:
             self.problems.append(SourceProblem(shown, 0, f"cannot be parsed, file not analysed: {exc}"))
             module.tree = empty
         module.lines = raw.decode("utf-8", errors="replace").splitlines()
+
+
+def _text_stamp(raw: bytes) -> tuple[int, int]:
+    """An unsaved buffer's stamp: never equal to a file's (whose mtime is not negative)."""
+    return -1, int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little")
+
+
+def _patch(old: Module, raw: bytes, stamp: tuple[int, int]) -> Module | None:
+    """``old`` (still parsed, in memory) after an edit that stays inside one function, re-parsing
+    only that function's text; None when the edit is anything else (then the file is parsed).
+
+    Functions below the edit keep their facts, moved (``Module.offsets``); the edited one gets
+    a new source hash, so the solver walks it and whatever saw its summary change."""
+    if old.tree is None or old.lines is None or b"\0" in raw:
+        return None
+    try:
+        new_lines = raw.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        return None
+    old_lines = old.lines
+    if new_lines == old_lines:
+        return _moved(old, stamp, old.tree, old_lines)
+    limit = min(len(old_lines), len(new_lines))
+    lo = 0
+    while lo < limit and old_lines[lo] == new_lines[lo]:
+        lo += 1
+    tail = 0
+    while tail < limit - lo and old_lines[-1 - tail] == new_lines[-1 - tail]:
+        tail += 1
+    first, last = lo + 1, len(old_lines) - tail  # the old lines replaced (1-based; last < first: an insertion)
+    delta = len(new_lines) - len(old_lines)
+    if old.nodes is None:
+        old.nodes = dict(_def_nodes(old.tree.body, ""))
+    unit = None
+    for qualname, node in old.nodes.items():
+        if ".<locals>." in qualname:
+            continue
+        shift = old.offsets.get(qualname, 0)
+        start = min([node.lineno, *(d.lineno for d in node.decorator_list)]) + shift
+        end = (node.end_lineno or node.lineno) + shift
+        inside = start < first <= end if last < first else start <= first and last <= end
+        if inside:
+            if unit is not None:
+                return None
+            unit = (qualname, node, start, end)
+    if unit is None:
+        return None
+    qualname, node, start, end = unit
+    segment = new_lines[start - 1:end + delta]
+    if not segment:
+        return None
+    indented = segment[0][:1] in (" ", "\t")
+    text = "\n".join((["if 1:"] if indented else []) + segment) + "\n"
+    try:
+        parsed = ast.parse(text).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if indented:
+        if len(parsed) != 1 or not isinstance(parsed[0], ast.If):
+            return None
+        parsed = parsed[0].body
+    if len(parsed) != 1 or not isinstance(parsed[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    new_node = parsed[0]
+    base = start - 2 if indented else start - 1
+    ast.increment_lineno(new_node, base)
+    if (new_node.name != node.name or (new_node.end_lineno or 0) != end + delta
+            or min([new_node.lineno, *(d.lineno for d in new_node.decorator_list)]) != start
+            or type(new_node) is not type(node) or not _replace(old.tree.body, node, new_node)):
+        return None
+    module = _moved(old, stamp, old.tree, new_lines)
+    prefix = qualname.rpartition(".")[0]
+    owner = old.functions.get(qualname)
+    fresh = list(_functions(module, new_lines, [new_node], f"{prefix}." if prefix else "",
+                            owner.class_name if owner is not None else None))
+    functions: dict[str, FunctionInfo] = {}
+    for name, info in old.functions.items():
+        if name == qualname:
+            functions.update((f.qualname, f) for f in fresh)
+        elif name.startswith(qualname + ".<locals>."):
+            continue
+        elif delta and info.line > end:
+            functions[name] = replace(info, line=info.line + delta)
+        else:
+            functions[name] = info
+    module.functions = functions
+    nodes = {k: v for k, v in old.nodes.items() if k != qualname and not k.startswith(qualname + ".<locals>.")}
+    nodes.update(_def_nodes([new_node], f"{prefix}." if prefix else ""))
+    module.nodes = nodes
+    offsets = {k: v for k, v in old.offsets.items() if k != qualname}
+    if delta:
+        for name, info in functions.items():
+            if ".<locals>." not in name and info.line > end + delta:
+                offsets[name] = offsets.get(name, 0) + delta
+    module.offsets = {k: v for k, v in offsets.items() if v}
+    return module
+
+
+def _moved(old: Module, stamp: tuple[int, int], tree: ast.Module, lines: list[str]) -> Module:
+    module = replace(old, stamp=stamp, tree=tree, lines=lines)
+    module.nodes, module.offsets = old.nodes, dict(old.offsets)
+    return module
+
+
+def _replace(body: list[ast.stmt], old: ast.stmt, new: ast.stmt) -> bool:
+    """Put ``new`` where ``old`` is, in ``body`` or the blocks and classes ``_flat`` looks into."""
+    for index, node in enumerate(body):
+        if node is old:
+            body[index] = new
+            return True
+        if isinstance(node, ast.ClassDef):
+            if _replace(node.body, old, new):
+                return True
+        elif isinstance(node, (ast.If, ast.Try, ast.With, ast.AsyncWith)) or node.__class__.__name__ == "TryStar":
+            for name in ("body", "orelse", "finalbody"):
+                if _replace(getattr(node, name, []), old, new):
+                    return True
+            for handler in getattr(node, "handlers", []):
+                if _replace(handler.body, old, new):
+                    return True
+    return False
 
 
 def _stamp(path: str) -> tuple[int, int]:

@@ -1,0 +1,42 @@
+"""``device-types lsp``: the check and the audit in the editor, over stdio (LSP).
+
+The server needs the optional extra (``pip install 'device-types[lsp]'``: pygls and
+lsprotocol); without it the command says so in one line. See docs/ci-and-ide.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+__all__ = ["main"]
+
+PROG = "device-types lsp"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Language server (stdio) for editors: the check's and the audit's findings as diagnostics, "
+                    "a hover with each backend function's summary, quick fixes. The workspace's "
+                    "[tool.device_types] is the configuration. See docs/ci-and-ide.md.",
+    )
+    parser.add_argument("--stdio", action="store_true", help="talk LSP on stdin/stdout (the default; editors pass it)")
+    parser.add_argument("--log-file", metavar="FILE", help="write the server's log to FILE")
+    try:
+        args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 2
+    try:
+        from ._server import build_server
+    except ImportError as exc:
+        print(f"{PROG}: error: the language server needs the lsp extra ({exc.name or exc} is missing): "
+              "pip install 'device-types[lsp]'", file=sys.stderr)
+        return 2
+    if args.log_file:
+        logging.basicConfig(filename=args.log_file, level=logging.INFO)
+    else:  # stderr is the editor's log panel; stdout carries the protocol
+        logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    build_server().start_io()
+    return 0
