@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import io
 import os
+import tokenize
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
@@ -247,6 +249,13 @@ class Project:
     def _parse(self, module: Module, raw: bytes) -> None:
         shown = self.display(module.path)
         empty = ast.Module(body=[], type_ignores=[])
+        undecodable = _undecodable(raw)
+        if undecodable is not None:  # ast.parse takes such bytes in comments; Python refuses to import them
+            line, message = undecodable
+            self.problems.append(SourceProblem(shown, line, f"{message}, file not analysed"))
+            module.tree = empty
+            module.lines = raw.decode("utf-8", errors="replace").splitlines()
+            return
         try:
             module.tree = ast.parse(raw, filename=module.path)
         except SyntaxError as exc:
@@ -256,6 +265,25 @@ class Project:
             self.problems.append(SourceProblem(shown, 0, f"cannot be parsed, file not analysed: {exc}"))
             module.tree = empty
         module.lines = raw.decode("utf-8", errors="replace").splitlines()
+
+
+def _undecodable(raw: bytes) -> tuple[int, str] | None:
+    """(line, why) when the file is not text in its declared encoding (PEP 263; UTF-8 by default)."""
+    declared: SyntaxError | None = None
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    except SyntaxError as exc:  # a bad cookie, or the first lines are not UTF-8
+        encoding, declared = "utf-8", exc
+    try:
+        raw.decode(encoding)
+        if declared is not None:
+            return declared.lineno or 1, f"unknown source encoding ({declared.msg})"
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        return line, f"not valid {encoding} (byte 0x{raw[exc.start]:02x} on line {line})"
+    except LookupError:
+        return 1, f"unknown source encoding {encoding!r}"
+    return None
 
 
 def _text_stamp(raw: bytes) -> tuple[int, int]:

@@ -38,5 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         logging.basicConfig(filename=args.log_file, level=logging.INFO)
     else:  # stderr is the editor's log panel; stdout carries the protocol
         logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+        # pygls logs a traceback for each malformed message; the server says it in one line
+        logging.getLogger("pygls").setLevel(logging.CRITICAL)
     build_server().start_io()
     return 0

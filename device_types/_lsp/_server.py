@@ -61,6 +61,13 @@ class DeviceTypesServer(LanguageServer):
         self.runs = 0
         self._started = 0.0
 
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """One line for a message pygls could not take (not JSON, params of the wrong shape)."""
+        cause = error.__cause__ or error.__context__
+        why = f"{type(cause).__name__}: {cause}" if cause is not None and not str(error).strip(": ") == "" else str(error)
+        self.log(f"ignored a malformed message ({str(error) or type(error).__name__}"
+                 f"{'; ' + why.splitlines()[0] if why and why != str(error) else ''})", types.MessageType.Error)
+
     # --- helpers ---------------------------------------------------------------------------
 
     @property
@@ -279,13 +286,13 @@ class DeviceTypesServer(LanguageServer):
                 actions.append(types.CodeAction(
                     title=f"Add this finding to the baseline ({self.config.check.baseline})",
                     kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
-                    command=types.Command("Add to the device-types baseline", ADD_TO_BASELINE, [entry])))
+                    command=types.Command("Add to the device-types baseline", ADD_TO_BASELINE, arguments=[entry])))
             root = data.get("root")
             if root:
                 actions.append(types.CodeAction(
                     title=f"Open the chain's root ({_shown(self.path_of(root[0]) or root[0], self.root)}:{root[1]})",
                     kind=types.CodeActionKind.Empty, diagnostics=[diagnostic],
-                    command=types.Command("Open the chain's root", OPEN_LOCATION, [root[0], root[1]])))
+                    command=types.Command("Open the chain's root", OPEN_LOCATION, arguments=[root[0], root[1]])))
         return actions
 
     def add_to_baseline(self, entry: dict[str, Any]) -> str:

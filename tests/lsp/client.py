@@ -9,7 +9,6 @@ import queue
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -125,12 +124,18 @@ class LspClient:
         self.notify("textDocument/didChange", {"textDocument": {"uri": uri(path), "version": version},
                                                "contentChanges": [{"text": text}]})
 
+    def runs(self) -> int:
+        """Check runs the server finished (it logs one line per run)."""
+        with self._cond:
+            return sum(1 for line in self.logs if line.startswith("device-types: run "))
+
+    def wait_runs(self, count: int, timeout: float = 60) -> None:
+        self.wait(lambda: sum(1 for line in self.logs if line.startswith("device-types: run ")) >= count,
+                  timeout, f"check run {count}")
+
     def diagnostics_of(self, path: Path) -> list[dict[str, Any]]:
         with self._cond:
             return list(self.diagnostics.get(uri(path), []))
-
-    def published_since(self, count: int) -> int:
-        return self.inbox.qsize() - count
 
     def close(self, timeout: float = 30) -> int:
         try:
@@ -146,11 +151,3 @@ class LspClient:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-
-def wait_until(predicate: Any, timeout: float = 30) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return False

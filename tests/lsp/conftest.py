@@ -24,7 +24,7 @@ def to_numpy(a):
 
 
 def from_numpy(arr, dtype, device):
-    return arr
+    return device.allocate_from(np.ascontiguousarray(arr))
 
 
 def host_sort(a):
@@ -52,7 +52,9 @@ def topk(a, k):
 '''
 
 SORTING = '''\
-from ..common.helpers import host_sort
+import numpy as np
+
+from ..common.helpers import from_numpy, to_numpy
 
 
 def sort(a):
