@@ -49,6 +49,13 @@ def check_paths(paths: list[str], config: Config, *, host_sync: bool = False, di
 
     With ``use_cache``, module outlines and per-function facts are kept under
     ``display_root/.device_types_cache`` so a re-check walks only what changed."""
+    from ._project import gc_paused
+
+    with gc_paused():
+        return _check_paths(paths, config, host_sync, display_root, use_cache)
+
+
+def _check_paths(paths: list[str], config: Config, host_sync: bool, display_root: str, use_cache: bool) -> CheckResult:
     from . import _cache
 
     files, problems = discover(paths)

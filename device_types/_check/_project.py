@@ -12,15 +12,17 @@ cannot be read or parsed becomes a ``SourceProblem`` and an empty module.
 from __future__ import annotations
 
 import ast
+import gc
 import hashlib
 import io
 import os
 import tokenize
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 __all__ = ["MAX_FILE_BYTES", "Def", "FunctionInfo", "Module", "Project", "SourceProblem", "discover",
-           "import_bindings"]
+           "gc_paused", "import_bindings"]
 
 #: Larger files are skipped with a message: generated tables, not backend code.
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -87,19 +89,48 @@ class Module:
     #: Parsed lazily; never cached.
     tree: ast.Module | None = field(default=None, repr=False, compare=False)
     lines: list[str] | None = field(default=None, repr=False, compare=False)
-    #: qualname -> def node of ``tree`` (built on first use); never cached.
+    #: The text it was outlined from (lines joined), so that an edit is found by a diff.
+    source: str | None = field(default=None, repr=False, compare=False)
+    #: (first line with decorators, last line) of each outermost function (no ``<locals>``).
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict, repr=False, compare=False)
+    #: qualname -> def node (built on first use, or only the re-parsed function's when
+    #: ``partial``); never cached.
     nodes: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] | None = field(default=None, repr=False, compare=False)
+    partial: bool = field(default=False, repr=False, compare=False)
     #: Lines that the def of an outermost function must still move by (``_patch`` moves
     #: the defs below an edit lazily: shifting a whole tree costs more than re-parsing it).
     offsets: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
 
     def __getstate__(self) -> dict[str, object]:
         state = dict(self.__dict__)
-        state["tree"] = None
-        state["lines"] = None
-        state["nodes"] = None
-        state["offsets"] = {}
+        if state["lines"] is not None and state["source"] is None:
+            state["source"] = "\n".join(state["lines"])
+        state.update(tree=None, lines=None, nodes=None, partial=False, offsets={})
         return state
+
+    def current_lines(self) -> list[str] | None:
+        if self.lines is not None:
+            return self.lines
+        if self.source is None:
+            return None
+        return self.source.split("\n") if self.source else []
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Python's cycle collector off while the check runs.
+
+    A run allocates millions of objects that live until it ends (syntax trees, facts,
+    summaries) and makes almost no reference cycles; the collector would re-scan the growing
+    heap again and again for nothing: half of a cold run's CPU time on candle's backends
+    (benchmarks/lsp_bench.py). Reference counting still frees everything else."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def module_name_for(path: str) -> tuple[str, str]:
@@ -173,7 +204,9 @@ class Project:
     def function_node(self, module: Module, qualname: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         """The def of ``qualname`` in ``module`` (its tree parsed, and indexed, on first use)."""
         index = module.nodes
-        if index is None:
+        if index is None or (module.partial and qualname not in index):
+            # a whole parse of the current text: every line number is current
+            module.offsets, module.partial = {}, False
             index = module.nodes = dict(_def_nodes(self.tree(module).body, ""))
         if module.offsets:
             unit = qualname.split(".<locals>.", 1)[0]
@@ -210,7 +243,7 @@ class Project:
             patched = _patch(cached, raw, stamp)
             if patched is not None:
                 self.modules[name] = patched
-                if patched.lines != cached.lines:
+                if patched.lines != cached.current_lines():
                     self.changed.add(name)
                 return patched
         module = Module(name, path, path.endswith("__init__.py"), stamp)
@@ -292,20 +325,23 @@ def _text_stamp(raw: bytes) -> tuple[int, int]:
 
 
 def _patch(old: Module, raw: bytes, stamp: tuple[int, int]) -> Module | None:
-    """``old`` (still parsed, in memory) after an edit that stays inside one function, re-parsing
-    only that function's text; None when the edit is anything else (then the file is parsed).
+    """``old`` after an edit that stays inside one function, re-parsing only that function's
+    text; None when the edit is anything else (then the whole file is parsed).
 
-    Functions below the edit keep their facts, moved (``Module.offsets``); the edited one gets
-    a new source hash, so the solver walks it and whatever saw its summary change."""
-    if old.tree is None or old.lines is None or b"\0" in raw:
+    The edit is found by a diff against the text ``old`` was outlined from (kept in the
+    cache). Functions below it keep their facts, moved. When ``old``'s tree is in memory (a
+    session) the new def takes the old one's place in it and the defs below move lazily
+    (``Module.offsets``); otherwise only the new def is known (``partial``) and the file is
+    parsed whole if another function of it has to be walked."""
+    old_lines = old.current_lines()
+    if old_lines is None or b"\0" in raw:
         return None
     try:
         new_lines = raw.decode("utf-8").splitlines()
     except UnicodeDecodeError:
         return None
-    old_lines = old.lines
     if new_lines == old_lines:
-        return _moved(old, stamp, old.tree, old_lines)
+        return _moved(old, stamp, new_lines)
     limit = min(len(old_lines), len(new_lines))
     lo = 0
     while lo < limit and old_lines[lo] == new_lines[lo]:
@@ -315,23 +351,11 @@ def _patch(old: Module, raw: bytes, stamp: tuple[int, int]) -> Module | None:
         tail += 1
     first, last = lo + 1, len(old_lines) - tail  # the old lines replaced (1-based; last < first: an insertion)
     delta = len(new_lines) - len(old_lines)
-    if old.nodes is None:
-        old.nodes = dict(_def_nodes(old.tree.body, ""))
-    unit = None
-    for qualname, node in old.nodes.items():
-        if ".<locals>." in qualname:
-            continue
-        shift = old.offsets.get(qualname, 0)
-        start = min([node.lineno, *(d.lineno for d in node.decorator_list)]) + shift
-        end = (node.end_lineno or node.lineno) + shift
-        inside = start < first <= end if last < first else start <= first and last <= end
-        if inside:
-            if unit is not None:
-                return None
-            unit = (qualname, node, start, end)
-    if unit is None:
+    inside = [(q, span) for q, span in old.spans.items()
+              if (span[0] < first <= span[1] if last < first else span[0] <= first and last <= span[1])]
+    if len(inside) != 1:
         return None
-    qualname, node, start, end = unit
+    qualname, (start, end) = inside[0]
     segment = new_lines[start - 1:end + delta]
     if not segment:
         return None
@@ -348,17 +372,22 @@ def _patch(old: Module, raw: bytes, stamp: tuple[int, int]) -> Module | None:
     if len(parsed) != 1 or not isinstance(parsed[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     new_node = parsed[0]
-    base = start - 2 if indented else start - 1
-    ast.increment_lineno(new_node, base)
-    if (new_node.name != node.name or (new_node.end_lineno or 0) != end + delta
-            or min([new_node.lineno, *(d.lineno for d in new_node.decorator_list)]) != start
-            or type(new_node) is not type(node) or not _replace(old.tree.body, node, new_node)):
+    ast.increment_lineno(new_node, start - 2 if indented else start - 1)
+    if new_node.name != qualname.rpartition(".")[2] or _span(new_node) != (start, end + delta):
         return None
-    module = _moved(old, stamp, old.tree, new_lines)
     prefix = qualname.rpartition(".")[0]
+    prefix = f"{prefix}." if prefix else ""
+    fresh_nodes = dict(_def_nodes([new_node], prefix))
+    in_memory = old.tree is not None and old.lines is not None
+    if in_memory:
+        if old.nodes is None:
+            old.nodes = dict(_def_nodes(old.tree.body, ""))  # type: ignore[union-attr]
+        replaced = old.nodes.get(qualname)
+        if replaced is None or type(replaced) is not type(new_node) or not _replace(old.tree.body, replaced, new_node):  # type: ignore[union-attr]
+            return None
+    module = _moved(old, stamp, new_lines)
     owner = old.functions.get(qualname)
-    fresh = list(_functions(module, new_lines, [new_node], f"{prefix}." if prefix else "",
-                            owner.class_name if owner is not None else None))
+    fresh = list(_functions(module, new_lines, [new_node], prefix, owner.class_name if owner is not None else None))
     functions: dict[str, FunctionInfo] = {}
     for name, info in old.functions.items():
         if name == qualname:
@@ -370,21 +399,27 @@ def _patch(old: Module, raw: bytes, stamp: tuple[int, int]) -> Module | None:
         else:
             functions[name] = info
     module.functions = functions
-    nodes = {k: v for k, v in old.nodes.items() if k != qualname and not k.startswith(qualname + ".<locals>.")}
-    nodes.update(_def_nodes([new_node], f"{prefix}." if prefix else ""))
-    module.nodes = nodes
-    offsets = {k: v for k, v in old.offsets.items() if k != qualname}
-    if delta:
-        for name, info in functions.items():
-            if ".<locals>." not in name and info.line > end + delta:
-                offsets[name] = offsets.get(name, 0) + delta
-    module.offsets = {k: v for k, v in offsets.items() if v}
+    module.spans = {q: (span if span[0] <= end else (span[0] + delta, span[1] + delta))
+                    for q, span in old.spans.items()}
+    module.spans[qualname] = (start, end + delta)
+    if in_memory:
+        assert old.nodes is not None
+        nodes = {k: v for k, v in old.nodes.items() if k != qualname and not k.startswith(qualname + ".<locals>.")}
+        nodes.update(fresh_nodes)
+        offsets = {k: v for k, v in old.offsets.items() if k != qualname}
+        if delta:
+            for name, (span_start, _) in module.spans.items():
+                if span_start > end + delta:
+                    offsets[name] = offsets.get(name, 0) + delta
+        module.nodes, module.offsets, module.partial = nodes, {k: v for k, v in offsets.items() if v}, False
+    else:
+        module.tree, module.nodes, module.offsets, module.partial = None, fresh_nodes, {}, True
     return module
 
 
-def _moved(old: Module, stamp: tuple[int, int], tree: ast.Module, lines: list[str]) -> Module:
-    module = replace(old, stamp=stamp, tree=tree, lines=lines)
-    module.nodes, module.offsets = old.nodes, dict(old.offsets)
+def _moved(old: Module, stamp: tuple[int, int], lines: list[str]) -> Module:
+    module = replace(old, stamp=stamp, lines=lines, source=None)
+    module.nodes, module.offsets, module.partial = old.nodes, dict(old.offsets), old.partial
     return module
 
 
@@ -458,6 +493,12 @@ def _outline(module: Module, tree: ast.Module) -> None:
                 module.aliases.setdefault(stmt.targets[0].id, stmt.value)
     for info in _functions(module, lines, tree.body, "", None):
         module.functions[info.qualname] = info
+    module.spans = {qualname: _span(node) for qualname, node in _def_nodes(tree.body, "")
+                    if ".<locals>." not in qualname}
+
+
+def _span(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]:
+    return min([node.lineno, *(d.lineno for d in node.decorator_list)]), node.end_lineno or node.lineno
 
 
 def _def(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> Def:

@@ -16,7 +16,7 @@ from .. import _codes
 from .._config import Config
 from . import _cache
 from ._findings import Finding, findings_for
-from ._project import FunctionInfo, Module, Project, SourceProblem, discover, module_name_for
+from ._project import FunctionInfo, Module, Project, SourceProblem, discover, gc_paused, module_name_for
 from ._solver import Analysis, BackendMap, FunctionRecord, Key
 
 __all__ = ["CheckSession", "SessionRun", "check_settings"]
@@ -87,6 +87,10 @@ class CheckSession:
     # --- a run -------------------------------------------------------------------------
 
     def run(self) -> SessionRun:
+        with gc_paused():
+            return self._run()
+
+    def _run(self) -> SessionRun:
         files, problems, backends = self.backend_files()
         project = Project(self.root, self.modules, dict(self.overlay))
         modules = [project.add_file(path) for path in files]

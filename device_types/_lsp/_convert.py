@@ -12,10 +12,10 @@ from collections.abc import Callable, Sequence
 from lsprotocol import types
 
 from .._check._findings import Finding
-from .._check._project import FunctionInfo, Project, SourceProblem
+from .._check._project import FunctionInfo, Module, Project
 from .._check._summary import Summary
 
-__all__ = ["DOCS_URI", "SOURCE", "Hop", "client_column", "code_uri", "finding_diagnostic", "line_range",
+__all__ = ["DOCS_URI", "SOURCE", "ChainIndex", "Hop", "client_column", "code_uri", "finding_diagnostic", "line_range",
            "plain_diagnostic", "server_column", "summary_text"]
 
 SOURCE = "device-types"
@@ -94,43 +94,47 @@ def plain_diagnostic(lines: Sequence[str], line: int, code: str, message: str, e
                             source=SOURCE, data={"kind": kind, "code": code, "line": line})
 
 
-def problem_message(problem: SourceProblem) -> str:
-    return problem.message
+class ChainIndex:
+    """Where functions are, by the names a finding's chain gives (built once per run)."""
 
+    def __init__(self, project: Project) -> None:
+        self.by_path = {project.display(m.path): m for m in project.modules.values()}
+        self.by_qualname: dict[str, list[Module]] = {}
+        for module in project.modules.values():
+            for qualname in module.functions:
+                self.by_qualname.setdefault(qualname, []).append(module)
 
-def chain_hops(finding: Finding, project: Project) -> list[Hop]:
-    """Where each function of the chain is defined: the finding's ``hops`` when the engine
-    gives them, else looked up by name, nearest module first."""
-    given = getattr(finding, "hops", None)
-    if given:
-        return [(h.path if hasattr(h, "path") else h[0], h.line if hasattr(h, "line") else h[1],
-                 h.function if hasattr(h, "function") else h[2]) for h in given]
-    hops: list[Hop] = []
-    here = next((m for m in project.modules.values() if project.display(m.path) == finding.path), None)
-    for index, qualname in enumerate(finding.chain):
-        info = _locate(qualname, here, project) if index or here is None else here.functions.get(qualname)
-        if info is None:
-            break
-        hops.append((info.path, info.line, f"{info.module}.{info.qualname}"))
-        here = project.modules.get(info.module, here)
-    return hops
+    def hops(self, finding: Finding) -> list[Hop]:
+        """Where each function of the chain is defined: the finding's ``hops`` when the engine
+        gives them, else looked up by name, nearest module first."""
+        given = getattr(finding, "hops", None)
+        if given:
+            return [(h.path if hasattr(h, "path") else h[0], h.line if hasattr(h, "line") else h[1],
+                     h.function if hasattr(h, "function") else h[2]) for h in given]
+        hops: list[Hop] = []
+        here = self.by_path.get(finding.path)
+        for index, qualname in enumerate(finding.chain):
+            if here is None:
+                break
+            info = self._locate(qualname, here) if index else here.functions.get(qualname)
+            if info is None:
+                break
+            hops.append((info.path, info.line, f"{info.module}.{info.qualname}"))
+            here = next((m for m in self.by_qualname.get(qualname, []) if m.name == info.module), here)
+        return hops
 
-
-def _locate(qualname: str, near: object, project: Project) -> FunctionInfo | None:
-    """The function ``qualname`` of the module ``near`` imports it from, or of the same package."""
-    candidates = [m for m in project.modules.values() if qualname in m.functions]
-    if not candidates:
-        return None
-    if near is not None:
-        name = getattr(near, "name", "")
-        imported = set(getattr(near, "imports", {}).values())
-        short = qualname.split(".")[0]
+    def _locate(self, qualname: str, near: Module) -> FunctionInfo | None:
+        """``qualname`` in the module ``near`` imports it from, itself, or the nearest package."""
+        candidates = self.by_qualname.get(qualname, [])
+        if not candidates:
+            return None
+        imported = set(near.imports.values())
+        head = qualname.split(".")[0]
         for module in candidates:
-            if module.name == name or f"{module.name}.{short}" in imported or module.name in imported:
+            if module.name == near.name or f"{module.name}.{head}" in imported or module.name in imported:
                 return module.functions[qualname]
-        package = name.rpartition(".")[0]
-        candidates.sort(key=lambda m: (not m.name.startswith(package), len(os.path.commonprefix([m.name, name])) * -1))
-    return candidates[0].functions[qualname]
+        best = max(candidates, key=lambda m: len(os.path.commonprefix([m.name, near.name])))
+        return best.functions[qualname]
 
 
 def summary_text(info: FunctionInfo, summary: Summary | None, is_backend: bool, shown_path: str) -> str:

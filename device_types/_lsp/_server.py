@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import ast
+import gc
 import json
 import logging
 import os
@@ -24,7 +25,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from .. import _codes
 from .._check._baseline import FORMAT, VERSION, BaselineError, read_baseline
-from .._check._project import FunctionInfo
+from .._check._project import FunctionInfo, gc_paused
 from .._check._session import CheckSession, SessionRun
 from .._config import INI_FILES, Config, ConfigError, find_config, load_config
 from . import _convert as convert
@@ -162,8 +163,12 @@ class DeviceTypesServer(LanguageServer):
 
     def _job(self, texts: dict[str, str]) -> tuple[SessionRun, dict[str, list[types.Diagnostic]], float]:
         started = time.thread_time()
-        run = self._run_check(texts)
-        diagnostics = self._check_diagnostics(run)
+        with gc_paused():
+            run = self._run_check(texts)
+            diagnostics = self._check_diagnostics(run)
+        # what the session keeps lives long and has no cycles: out of the collector's scans
+        # (a full scan of it costs more than an edit's whole run)
+        gc.freeze()
         return run, diagnostics, time.thread_time() - started
 
     def _run_check(self, texts: dict[str, str]) -> SessionRun:
@@ -179,15 +184,24 @@ class DeviceTypesServer(LanguageServer):
         session = self.session
         assert session is not None and session.project is not None
         project = session.project
+        index = convert.ChainIndex(project)
+        lines: dict[str, list[str]] = {}
+
+        def lines_of(path: str) -> list[str]:
+            known = lines.get(path)
+            if known is None:
+                module = index.by_path.get(path)
+                known = lines[path] = project.source_lines(module) if module is not None else self.lines_of(path)
+            return known
+
         out: dict[str, list[types.Diagnostic]] = {path: [] for path in run.files}
         for finding in run.findings:
-            hops = convert.chain_hops(finding, project)
             out.setdefault(finding.path, []).append(convert.finding_diagnostic(
-                finding, self.lines_of(finding.path), hops, self.encoding, self.uri_of))
+                finding, lines_of(finding.path), index.hops(finding), self.encoding, self.uri_of))
         for problem in run.problems:
             out.setdefault(problem.path, []).append(convert.plain_diagnostic(
-                self.lines_of(problem.path), problem.line, _codes.UNANALYSED.name,
-                problem.message, self.encoding, "problem"))
+                lines_of(problem.path), problem.line, _codes.UNANALYSED.name, problem.message, self.encoding,
+                "problem"))
         if run.baseline_error and self.config_path:
             shown = os.path.relpath(self.config_path, self.root)
             out.setdefault(shown, []).append(convert.plain_diagnostic(
