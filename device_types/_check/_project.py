@@ -179,6 +179,7 @@ class Project:
         self.changed: set[str] = set()
         self._cached = cached or {}
         self._missing: set[str] = set()
+        self._shown: dict[str, str] = {}
 
     # --- loading -----------------------------------------------------------------------
 
@@ -228,8 +229,11 @@ class Project:
         return module.lines
 
     def display(self, path: str) -> str:
-        rel = os.path.relpath(path, self.display_root)
-        return path if rel.startswith("..") else rel
+        shown = self._shown.get(path)
+        if shown is None:  # asked once per function and finding: relpath is not cheap
+            rel = os.path.relpath(path, self.display_root)
+            shown = self._shown[path] = path if rel.startswith("..") else rel
+        return shown
 
     def _load(self, name: str, path: str) -> Module:
         given = self.overlay.get(path)

@@ -153,7 +153,8 @@ class DeviceTypesServer(LanguageServer):
                 run = None
             if run is not None:
                 self.run, self.check_diagnostics = run, diagnostics
-            if audit:
+            if audit:  # the check's diagnostics first: the audit of a large tree takes a while
+                self.publish()
                 self.audit_diagnostics = await loop.run_in_executor(self.worker, self._audit_diagnostics)
             self.runs += 1
             self.publish()
