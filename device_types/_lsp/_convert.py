@@ -139,7 +139,7 @@ class ChainIndex:
 
 def summary_text(info: FunctionInfo, summary: Summary | None, is_backend: bool, shown_path: str) -> str:
     """Markdown for a hover: what a call of ``info`` does with device data, as the check sees it."""
-    head = f"**device-types:** `{info.qualname}` ({shown_path}:{info.line})"
+    head = f"**device-types:** `{info.qualname}` (`{shown_path}:{info.line}`)"
     if summary is None:
         return f"{head}\n\nnot analysed yet"
     parts: list[str] = []

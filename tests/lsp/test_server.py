@@ -111,8 +111,8 @@ def test_hover_shows_the_callees_summary(server: LspClient, project: Path) -> No
                                                        "position": {"line": line, "character": character}})
         return None if result is None else result["contents"]["value"]
 
-    assert hover(15, 22) == ("**device-types:** `sort` (fw/_backends/mps/sorting.py:6)\n\nstays on the device")
-    assert hover(7, 40) == ("**device-types:** `to_numpy` (fw/_backends/common/helpers.py:4)\n\n"
+    assert hover(15, 22) == ("**device-types:** `sort` (`fw/_backends/mps/sorting.py:6`)\n\nstays on the device")
+    assert hover(7, 40) == ("**device-types:** `to_numpy` (`fw/_backends/common/helpers.py:4`)\n\n"
                             "returns `a` read back to the host")
     assert hover(11, 10) is None  # `a + b`: no call
 
