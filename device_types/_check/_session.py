@@ -57,6 +57,7 @@ class CheckSession:
         self.project: Project | None = None
         self.analysis: Analysis | None = None
         self._changed: set[str] = set()
+        self._files: tuple[list[str], list[SourceProblem], dict[str, str]] | None = None
 
     # --- inputs ------------------------------------------------------------------------
 
@@ -73,15 +74,29 @@ class CheckSession:
         check = self.config.check
         return _codes.HOST_SYNC.name in check.enable and _codes.HOST_SYNC.name not in check.disable
 
+    def rescan(self) -> None:
+        """Files may have come or gone: the next run walks the root again."""
+        self._files = None
+
+    def knows(self, path: str) -> bool:
+        return self._files is not None and os.path.abspath(path) in self._files[0]
+
     def backend_files(self) -> tuple[list[str], list[SourceProblem], dict[str, str]]:
-        """The root's backend files (as ``device-types check`` with no path finds them)."""
+        """The root's backend files (as ``device-types check`` with no path finds them); the
+        walk of the root is kept until ``rescan`` (an edit does not add files)."""
+        if self._files is None:
+            self._files = self._scan()
+        files, problems, backends = self._files
+        return list(files), list(problems), dict(backends)
+
+    def _scan(self) -> tuple[list[str], list[SourceProblem], dict[str, str]]:
         from . import infer_backends
 
         files, problems = discover([self.root])
         names = {path: module_name_for(path)[1] for path in files}
         backends = dict(self.config.backends) or infer_backends(list(names.values()))
         backend_map = BackendMap(replace(self.config, backends=backends))
-        chosen = [path for path in files if backend_map.device_of(names[path]) is not None]
+        chosen = [os.path.abspath(path) for path in files if backend_map.device_of(names[path]) is not None]
         return chosen, problems, backends
 
     # --- a run -------------------------------------------------------------------------

@@ -60,6 +60,8 @@ class DeviceTypesServer(LanguageServer):
         self._lock: asyncio.Lock | None = None
         #: Runs so far (a test and the benchmark wait on it).
         self.runs = 0
+        #: Files came or went (a save, a watched-file event, a new file opened): walk the root again.
+        self._rescan = False
         self._started = 0.0
 
     def report_server_error(self, error: Exception, source: Any) -> None:
@@ -164,26 +166,28 @@ class DeviceTypesServer(LanguageServer):
 
     def _job(self, texts: dict[str, str]) -> tuple[SessionRun, dict[str, list[types.Diagnostic]], float]:
         started = time.thread_time()
+        session = self.session  # a configuration reloaded meanwhile gets the next run
+        assert session is not None
+        if self._rescan:
+            self._rescan = False
+            session.rescan()
         with gc_paused():
-            run = self._run_check(texts)
-            diagnostics = self._check_diagnostics(run)
+            run = self._run_check(session, texts)
+            diagnostics = self._check_diagnostics(session, run)
         # what the session keeps lives long and has no cycles: out of the collector's scans
         # (a full scan of it costs more than an edit's whole run)
         gc.freeze()
         return run, diagnostics, time.thread_time() - started
 
-    def _run_check(self, texts: dict[str, str]) -> SessionRun:
-        assert self.session is not None
-        session = self.session
+    def _run_check(self, session: CheckSession, texts: dict[str, str]) -> SessionRun:
         for path in set(session.overlay) - set(texts):
             session.set_text(path, None)
         for path, text in texts.items():
             session.set_text(path, text)
         return session.run()
 
-    def _check_diagnostics(self, run: SessionRun) -> dict[str, list[types.Diagnostic]]:
-        session = self.session
-        assert session is not None and session.project is not None
+    def _check_diagnostics(self, session: CheckSession, run: SessionRun) -> dict[str, list[types.Diagnostic]]:
+        assert session.project is not None
         project = session.project
         index = convert.ChainIndex(project)
         lines: dict[str, list[str]] = {}
@@ -407,6 +411,8 @@ def build_server() -> DeviceTypesServer:
         if path is None or not path.endswith(".py"):
             return
         ls.texts[path] = params.text_document.text
+        if ls.session is not None and not ls.session.knows(path):
+            ls._rescan = True
         ls.schedule(0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -425,6 +431,7 @@ def build_server() -> DeviceTypesServer:
             return
         if _is_config(path):
             ls.load_config()
+        ls._rescan = True
         ls.schedule(0, audit=True)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -438,6 +445,7 @@ def build_server() -> DeviceTypesServer:
         paths = [ls.path_of(change.uri) or "" for change in params.changes]
         if any(_is_config(p) for p in paths):
             ls.load_config()
+        ls._rescan = True
         ls.schedule(0, audit=True)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)

@@ -269,3 +269,12 @@ def test_shutdown_writes_the_cache_the_cli_then_uses(server: LspClient, project:
     proc = subprocess.run([sys.executable, "-m", "device_types", "check"], cwd=project, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 1 and "1 finding" in proc.stdout
+
+
+def test_a_new_file_opened_is_checked(server: LspClient, project: Path) -> None:
+    new = project / "fw/_backends/mps/extra.py"
+    new.write_text("from ..common.helpers import from_numpy, to_numpy\n\n\n"
+                   "def neg(a):\n    return from_numpy(-to_numpy(a), a.dtype, a.device)\n", encoding="utf-8")
+    server.open(new)
+    server.wait_runs(2)
+    assert codes(server.diagnostics_of(new)) == [(5, READBACK)]
