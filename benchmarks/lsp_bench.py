@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import json
 import os
 import re
 import resource
@@ -85,16 +84,6 @@ def with_probe(text: str, n: int, insert: bool) -> str:
     at, indent = edit_site(text)
     lines[at:at + (0 if insert else 1)] = [f"{indent}_probe = {n}\n"]
     return "".join(lines)
-
-
-class Server:
-    def __init__(self, project: Path) -> None:
-        self.project = project
-        self.client = LspClient(project)
-
-    def last_run_cpu_ms(self) -> float:
-        match = re.search(r"(\d+) ms CPU", self.client.logs[-1])
-        return float(match.group(1)) if match else float("nan")
 
 
 def bench_server(project: Path, rounds: int) -> list[str]:
