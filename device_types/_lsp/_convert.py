@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 
 from lsprotocol import types
 
+from .. import _codes
+
 from .._check._findings import Finding
 from .._check._project import FunctionInfo, Module, Project
 from .._check._summary import Summary
@@ -74,7 +76,8 @@ def finding_diagnostic(finding: Finding, lines: Sequence[str], hops: Sequence[Ho
     return types.Diagnostic(
         range=line_range(lines, finding.line, finding.column, encoding),
         message=finding.message,
-        severity=types.DiagnosticSeverity.Warning if finding.code == "device-host-sync" else types.DiagnosticSeverity.Error,
+        severity=(types.DiagnosticSeverity.Warning if finding.code == _codes.HOST_SYNC.name
+                  else types.DiagnosticSeverity.Error),
         code=finding.code,
         code_description=types.CodeDescription(href=code_uri(finding.code)),
         source=SOURCE,
@@ -145,7 +148,7 @@ def summary_text(info: FunctionInfo, summary: Summary | None, is_backend: bool, 
     parts: list[str] = []
     path = summary.fallback
     if path is not None:
-        verb = "reads back to the host" if path.code == "device-readback" else "computes on the host"
+        verb = "reads back to the host" if path.code == _codes.READBACK.name else "computes on the host"
         where = f"line {path.line}" if os.path.abspath(path.path) == os.path.abspath(info.path) else \
             f"{os.path.basename(path.path)}:{path.line}"
         through = f", through {' -> '.join(c.rpartition('.')[2] for c in path.chain)}" if len(path.chain) > 1 else ""

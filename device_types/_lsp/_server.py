@@ -210,7 +210,7 @@ class DeviceTypesServer(LanguageServer):
         if run.baseline_error and self.config_path:
             shown = os.path.relpath(self.config_path, self.root)
             out.setdefault(shown, []).append(convert.plain_diagnostic(
-                self.lines_of(self.config_path), _section_line(self.config_path), "device-config",
+                self.lines_of(self.config_path), _section_line(self.config_path), _codes.CONFIG.name,
                 run.baseline_error, self.encoding, "config"))
         return out
 
@@ -240,7 +240,7 @@ class DeviceTypesServer(LanguageServer):
         if self.config_error is not None:
             path, line, message = self.config_error
             merged.setdefault(self.uri_of(path), []).append(convert.plain_diagnostic(
-                self.lines_of(path), line, "device-config", message, self.encoding, "config"))
+                self.lines_of(path), line, _codes.CONFIG.name, message, self.encoding, "config"))
         for uri in set(self.published) - set(merged):
             merged[uri] = []
         for uri, diagnostics in sorted(merged.items()):
