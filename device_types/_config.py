@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ._devices import DEVICE_BY_TYPE
+from ._vocabulary import BUILTIN as BUILTIN_VOCABULARY
+from ._vocabulary import HostVocabulary, VocabularyError
+from ._vocabulary import extended as extended_vocabulary
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -31,7 +34,7 @@ INI_FILES: Final = ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg")
 BACKEND_DEVICES: Final = tuple(sorted(t for t in DEVICE_BY_TYPE if t != "cpu"))
 KNOWN_KEYS: Final = frozenset({"backends", "known_issues", "platforms", "default_backend", "strict", "check"})
 #: Keys of ``[tool.device_types.check]`` (``[device_types.check]`` in INI files).
-CHECK_KEYS: Final = frozenset({"cpu_backends", "readbacks", "uploads", "enable", "disable", "baseline"})
+CHECK_KEYS: Final = frozenset({"cpu_backends", "readbacks", "uploads", "enable", "disable", "baseline", "vocabulary"})
 #: Keys whose INI value is a mapping written ``name = value`` (commas or new lines).
 _INI_MAPPINGS: Final = {"backends": "module.prefix = device", "platforms": "platform name = device"}
 _INI_BOOLEANS: Final = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
@@ -55,6 +58,8 @@ class CheckConfig:
     disable: tuple[str, ...] = ()
     #: Baseline file used when ``--baseline`` is not given (relative to the project root).
     baseline: str | None = None
+    #: The host vocabulary: built in, plus ``[tool.device_types.check.vocabulary]``.
+    vocabulary: HostVocabulary = BUILTIN_VOCABULARY
 
 
 @dataclass(frozen=True)
@@ -144,6 +149,10 @@ def _read_section(path: str) -> dict[str, Any] | None:
             section["check"] = {key: [v.strip() for v in value.replace(",", "\n").splitlines() if v.strip()]
                                 if key != "baseline" else value.strip()
                                 for key, value in parser.items(f"{SECTION}.check")}
+        if parser.has_section(f"{SECTION}.check.vocabulary"):  # names and patterns; copy_apis need TOML
+            section.setdefault("check", {})["vocabulary"] = {
+                key: [v.strip() for v in value.splitlines() if v.strip()]
+                for key, value in parser.items(f"{SECTION}.check.vocabulary")}
         return section
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read the file: {exc}") from None
@@ -274,7 +283,11 @@ def _validate_check(raw: Any, path: str, where: str) -> CheckConfig:
     baseline = raw.get("baseline")
     if baseline is not None and (not isinstance(baseline, str) or not baseline.strip()):
         raise ConfigError(f"{path}: {where} baseline must be a file path")
-    return CheckConfig(baseline=baseline, **lists)
+    try:
+        vocabulary = extended_vocabulary(raw.get("vocabulary"), f"{where[:-1]}.vocabulary]")
+    except VocabularyError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    return CheckConfig(baseline=baseline, vocabulary=vocabulary, **lists)
 
 
 def _is_dotted_name(name: str) -> bool:

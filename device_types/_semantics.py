@@ -17,14 +17,6 @@ from typing import Final
 
 __all__ = [
     "ANY_DEVICE_PARAMETERS",
-    "HOST_ARRAY_BUILDERS",
-    "HOST_BUILTINS",
-    "HOST_CONVERSIONS",
-    "HOST_METADATA_FUNCTIONS",
-    "HOST_MODULES",
-    "HOST_RNG_METHODS",
-    "HOST_RNG_MODULES",
-    "METADATA_BUILTINS",
     "FIXED_TRANSFERS",
     "HOST_FACTORIES",
     "HOST_SYNCS",
@@ -123,60 +115,8 @@ def is_host_copy_op(name: str) -> bool:
     return bare.startswith(("to_", "copy_to_")) and bare.endswith(("cpu", "host", "numpy", "list"))
 
 
-# --- the host side: what untyped backend code computes with ------------------------------
-# ``device-types check`` reads these; they name host libraries, not torch ops.
-
-#: Modules whose functions compute on the host (their results are host data).
-HOST_MODULES: Final[frozenset[str]] = frozenset({
-    "numpy", "scipy", "math", "cmath", "statistics", "random", "itertools", "functools",
-    "operator", "bisect", "heapq",
-})
-
-#: numpy functions that build new array data on the host from metadata alone (shapes,
-#: ranges): uploading what they return is a host-built result. ``empty`` is not one: it
-#: holds no data until something computes into it, and that is what gets tracked.
-HOST_ARRAY_BUILDERS: Final[frozenset[str]] = frozenset({
-    "zeros", "ones", "full", "arange", "linspace", "logspace", "geomspace", "eye",
-    "identity", "tri", "triu_indices", "tril_indices", "indices", "diag_indices", "mgrid", "ogrid",
-})
-
-#: Host random-number modules and generator factories: everything they return is host-built.
-HOST_RNG_MODULES: Final[frozenset[str]] = frozenset({"numpy.random", "random"})
-
-#: Methods of numpy's RandomState/Generator: called on a receiver named like an RNG
-#: (``rng``, ``self._rng``, ``generator._rng``) they draw host random numbers.
-HOST_RNG_METHODS: Final[frozenset[str]] = frozenset({
-    "random", "random_sample", "rand", "randn", "randint", "integers", "permutation", "shuffle", "choice",
-    "uniform", "normal", "standard_normal", "exponential", "standard_exponential", "binomial", "poisson",
-    "multinomial", "geometric", "gamma", "beta", "laplace", "logistic", "lognormal", "cauchy", "standard_cauchy",
-    "standard_gamma", "standard_t", "chisquare", "weibull", "pareto", "rayleigh", "bytes", "dirichlet",
-})
-
-#: numpy functions that answer a question about dtypes or shapes: metadata, never data.
-HOST_METADATA_FUNCTIONS: Final[frozenset[str]] = frozenset({
-    "dtype", "iinfo", "finfo", "issubdtype", "result_type", "promote_types", "can_cast",
-    "isscalar", "ndim", "shape", "size", "broadcast_shapes", "min_scalar_type", "isdtype",
-})
-
-#: numpy functions and ndarray methods that convert, copy or rearrange host data without
-#: computing with it: a readback passed through them is still just a readback.
-HOST_CONVERSIONS: Final[frozenset[str]] = frozenset({
-    "array", "asarray", "ascontiguousarray", "asfortranarray", "asanyarray", "copy", "frombuffer",
-    "fromiter", "reshape", "ravel", "flatten", "squeeze", "expand_dims", "transpose", "moveaxis",
-    "swapaxes", "broadcast_to", "atleast_1d", "atleast_2d", "atleast_3d", "astype", "view", "tolist",
-    "tobytes", "item", "stack", "concatenate", "split", "require", "ctypeslib", "as_array", "get",
-    "pop", "items", "values", "keys", "index", "count",
-})
-
-#: Python builtins that compute on host values (their result carries the argument's data).
-HOST_BUILTINS: Final[frozenset[str]] = frozenset({
-    "float", "int", "bool", "complex", "list", "tuple", "sorted", "sum", "min", "max", "abs",
-    "round", "zip", "enumerate", "reversed", "map", "filter", "set", "frozenset", "dict",
-    "any", "all", "divmod", "pow", "bytes", "bytearray", "memoryview", "iter", "next",
-})
-
-#: Builtins that return metadata about a value, never its data.
-METADATA_BUILTINS: Final[frozenset[str]] = frozenset({"len", "isinstance", "type", "id", "hasattr", "callable", "issubclass"})
+# The host side (numpy, host RNGs, readback and upload helpers, copy APIs) is the host
+# vocabulary of ``device-types check``: ``device_types._vocabulary``.
 
 
 def is_like_factory(name: str) -> bool:

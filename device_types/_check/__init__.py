@@ -60,7 +60,7 @@ def _check_paths(paths: list[str], config: Config, host_sync: bool, display_root
 
     files, problems = discover(paths)
     settings = (sorted(config.backends.items()), config.check.cpu_backends, config.check.readbacks,
-                config.check.uploads)
+                config.check.uploads, config.check.vocabulary)
     cache = _cache.load(display_root, _cache.fingerprint(settings)) if use_cache else None
     project = Project(display_root, cache.modules if cache is not None else None)
     modules = [project.add_file(path) for path in files]

@@ -13,8 +13,11 @@ from dataclasses import dataclass, field
 
 from .. import _semantics as sem
 from . import _codes as codes
-from ._project import Project
-from ._solver import Analysis, FunctionResult, root_order
+from ._conditions import ALWAYS, Condition, render
+from ._guards import parameter_names
+from ._project import FunctionInfo, Project
+from ._solver import Analysis, FunctionResult, indirect_path, path_order, root_order
+from ._summary import Hop
 from ._values import Root, roots
 
 __all__ = ["Finding", "findings_for"]
@@ -38,6 +41,10 @@ class Finding:
     chain: tuple[str, ...] = field(default=(), compare=False)
     #: Stable text of the root (``"_to_numpy(a)"``), for baselines that survive line shifts.
     anchor: str = field(default="", compare=False)
+    #: Each call on the way and the root, with file (as displayed) and line.
+    hops: tuple[Hop, ...] = field(default=(), compare=False)
+    #: When the path is taken, over the function's parameters (``op is "argmax"``); "" always.
+    condition: str = field(default="", compare=False)
 
 
 def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project: Project,
@@ -54,28 +61,36 @@ def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project:
         facts = result.facts
         direct = sorted({root for root, _ in facts.sunk}, key=root_order)
         hows = {root: how for root, how in reversed(facts.sunk)}
+        names = parameter_names(info)
         if direct:
-            found.append(_direct(info.qualname, direct, hows[direct[0]], path, where, device, project))
+            when = facts.when.get(direct[0], ALWAYS)
+            found.append(_direct(info, direct, hows[direct[0]], path, where, device, project, _when(when, names)))
         elif facts.cpu_backend_calls:
             line, column, cpu_function = min(facts.cpu_backend_calls)
+            when = _when(facts.cpu_when.get((line, column), ALWAYS), names)
             found.append(Finding(
                 path, line, column, codes.CPU_BACKEND,
-                f'"{info.short}" calls the CPU backend\'s "{cpu_function}()" on device data {where}; '
+                f'"{info.short}" calls the CPU backend\'s "{cpu_function}()" on device data{when} {where}; '
                 f"{KEEP.format(device=device)}; see docs/errors.md#{codes.CPU_BACKEND}",
-                info.qualname, device, (info.qualname, cpu_function), f"{cpu_function}()"))
-        # a path that comes back to this function is its own root, reported above
-        indirect = [item for item in facts.indirect if info.qualname not in item[3].chain]
-        if indirect:
-            line, column, callee, inner = min(indirect, key=lambda item: (len(item[3].chain), item[3].chain,
-                                                                           item[0], item[1]))
-            chain = (info.qualname, *inner.chain)
-            shown_chain = " -> ".join(c.rpartition(".")[2] if "<locals>" not in c else c for c in chain)
+                info.qualname, device, (info.qualname, cpu_function), f"{cpu_function}()",
+                (Hop(path, line, column, info.qualname, f'calls "{cpu_function}()"'),), when.strip()[5:]))
+        # the shortest chain this function's calls reach; a path that comes back to this
+        # function is its own root, reported above
+        reached = [(indirect_path(info, line, column, callee, inner), callee)
+                   for line, column, callee, inner in facts.indirect if info.qualname not in inner.chain]
+        if reached:
+            chosen, callee = min(reached, key=lambda item: path_order(item[0]))
+            first = chosen.hops[0]
+            shown_chain = " -> ".join(c.rpartition(".")[2] if "<locals>" not in c else c for c in chosen.chain)
+            when = _when(chosen.when, names)
+            at = f" at {project.display(chosen.path)}:{chosen.line}"
             found.append(Finding(
-                path, line, column, codes.INDIRECT,
-                f'"{info.short}" calls "{callee.short}()", which falls back to the host '
-                f"({shown_chain}: {inner.what}) {where}; fix \"{callee.short}\" on the device "
+                path, first.line, first.column, codes.INDIRECT,
+                f'"{info.short}" calls "{callee.short}()", which falls back to the host{when} '
+                f"({shown_chain}: {chosen.what}{at}) {where}; fix \"{callee.short}\" on the device "
                 f"or compose on-device ops here; see docs/errors.md#{codes.INDIRECT}",
-                info.qualname, device, chain, f"{callee.qualname}()"))
+                info.qualname, device, chosen.chain, f"{callee.qualname}()",
+                _shown_hops(chosen.hops, project), when.strip()[5:]))
         if host_sync:
             sunk = {root for root, _ in facts.sunk}
             returned = set(roots(frozenset(facts.returned)))
@@ -96,10 +111,21 @@ def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project:
     return _unsilenced(found, project)
 
 
-def _direct(qualname: str, direct: list[Root], how: str, path: str, where: str, device: str,
-            project: Project) -> Finding:
+def _when(condition: Condition, names: tuple[str, ...]) -> str:
+    """`` when op is "argmax"`` (with its leading space), or "" for a path always taken."""
+    text = render(condition, names)
+    return f" when {text}" if text else ""
+
+
+def _shown_hops(hops: tuple[Hop, ...], project: Project) -> tuple[Hop, ...]:
+    return tuple(Hop(project.display(h.path), h.line, h.column, h.function, h.what) for h in hops)
+
+
+def _direct(info: FunctionInfo, direct: list[Root], how: str, path: str, where: str, device: str,
+            project: Project, when: str) -> Finding:
     root = direct[0]
-    short = qualname.rpartition(".")[2]
+    qualname = info.qualname
+    short = info.short
     via = ""
     if root.chain and root.origin:
         origin_path, origin_line, origin_what = root.origin
@@ -111,7 +137,7 @@ def _direct(qualname: str, direct: list[Root], how: str, path: str, where: str, 
         more = f"; also line{'s' if len(others) > 1 else ''} {', '.join(map(str, others[:5]))}" + (
             ", ..." if len(others) > 5 else "")
     if root.kind == "read":
-        if "host view" in how:
+        if "host view" in how or how.startswith("drives"):
             what = f'"{short}" reads tensor data to the host with {root.what}{via} and {how}'
         else:
             what = f'"{short}" reads tensor data to the host with {root.what}{via} and computes its result there'
@@ -119,9 +145,11 @@ def _direct(qualname: str, direct: list[Root], how: str, path: str, where: str, 
     else:
         what = f'"{short}" builds its result on the host with {root.what}{via} and {_upload_phrase(how)}'
         advice = f"create it on {device} with device ops (fill, arange, a device RNG)"
-    message = f"{what}{more} {where}; {advice}; see docs/errors.md#{root.code}"
+    message = f"{what}{when}{more} {where}; {advice}; see docs/errors.md#{root.code}"
+    from ._solver import direct_path
+    hops = _shown_hops(direct_path(info, root, ALWAYS).hops, project)
     return Finding(path, root.line, root.column, root.code, message, qualname, device, (qualname, *root.chain),
-                   root.what)
+                   root.what, hops, when.strip()[5:])
 
 
 def _upload_phrase(how: str) -> str:

@@ -1,7 +1,10 @@
 """One function, abstractly executed: where host data starts, where it goes.
 
-The walk is path-insensitive (both arms of a branch are taken, loop bodies twice), so a
-host path taken only for some dtypes or chips is seen. Values are sets of origins
+The walk takes both arms of every branch (loop bodies twice), so a host path taken only for
+some dtypes or chips is seen; it also keeps the condition under which the current statement
+runs (``_guards`` reads the ``if`` tests, ``assert``s and early returns over the parameters),
+and every root, sink and call of a falling-back function records it, so a caller can tell
+which of a callee's paths its own arguments reach (``_conditions``). Values are sets of origins
 (``_values``); calls into the project are read through callee summaries (``_summary``); the
 host vocabulary comes from ``device_types._semantics``. What the walk records (``Facts``)
 becomes the function's summary and its findings in ``_solver``.
@@ -10,36 +13,24 @@ becomes the function's summary and its findings in ``_solver``.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from .. import _semantics as sem
+from .._vocabulary import HostVocabulary
 from . import _codes as codes
+from ._conditions import ALWAYS, NEVER, Condition, conjoin, disjoin, substitute
+from ._guards import GuardReader, parameter_names
 from ._project import FunctionInfo, import_bindings
-from ._summary import FallbackPath, Summary
+from ._summary import FallbackPath, Hop, Summary
 from ._values import COMPUTED, Atom, EMPTY, ArrayOf, HostOnly, LoopFilled, Param, ReadOf, Root, Value, as_scalar, is_host, params, roots
 
 __all__ = ["Facts", "FunctionInfo", "Resolver", "interpret"]
 
-_READBACK_NAME = re.compile(r"(^|_)(to_)?numpy($|_)|numpy_view|(^|_)to_(cpu|host)$|(^|_)d2h($|_)|dtoh", re.I)
-_UPLOAD_NAME = re.compile(r"from_numpy|(^|_)h2d($|_)|htod|host_?to_?device|(^|_)upload", re.I)
-_D2H_NAME = re.compile(r"d2h|dtoh|device_?to_?host", re.I)
-_IN_PLACE_HOST = frozenset({"fill", "sort", "put", "itemset", "partition", "resize", "setfield", "__setitem__"})
-_CONTAINER_ADD = frozenset({"append", "extend", "insert", "add", "update", "appendleft", "extendleft"})
 _TRANSFER_METHODS = frozenset(sem.FIXED_TRANSFERS) | sem.TARGET_TRANSFERS
 _COMPREHENSION = "<comprehension>"
-_SCALAR_BUILTINS = frozenset({"int", "float", "bool", "complex"})
-#: Builtins that move host data around without computing with it.
-_PLAIN_BUILTINS = frozenset({"list", "tuple", "zip", "enumerate", "reversed", "iter", "next", "dict", "set",
-                             "frozenset", "bytes", "bytearray", "memoryview", "map", "filter"})
-_RNG_RECEIVER = re.compile(r"rng|random|generator|(^|_)gen($|_)", re.I)
-_HOST_ALLOCATION = re.compile(r"malloc_?host|host_?alloc|alloc_?host|pinned|mallochost", re.I)
-#: ctypes/numpy views of raw memory: on a device pointer, a read of device data.
-_RAW_MEMORY_READS = frozenset({"from_address", "string_at", "as_array"})
-#: Raw copies into a pointer: host data copied this way lands in (device) memory.
-_RAW_COPIES = frozenset({"memmove", "memcpy", "memcpy_async"})
+_RANGE = "<range>"
 
 
 class Resolver(Protocol):
@@ -59,6 +50,10 @@ class Resolver(Protocol):
     def declared(self, dotted: str) -> str | None:
         """``"readback"`` or ``"upload"`` for callables the configuration declares."""
 
+    @property
+    def vocabulary(self) -> HostVocabulary:
+        """The host vocabulary: built in, plus the project's extension."""
+
 
 @dataclass
 class Facts:
@@ -77,8 +72,14 @@ class Facts:
     #: Read roots handed back through a parameter (a D2H copy into the caller's buffer).
     escaped: set[Root] = field(default_factory=set)
     cpu_backend_calls: list[tuple[int, int, str]] = field(default_factory=list)
+    #: Calls of backend functions on a path of theirs that falls back and that this call can
+    #: reach: the callee's path, its condition rewritten over this function's parameters.
     indirect: list[tuple[int, int, FunctionInfo, FallbackPath]] = field(default_factory=list)
     callees: set[tuple[str, str]] = field(default_factory=set)
+    #: When each sunk root is reached (created and sunk), over this function's parameters.
+    when: dict[Root, Condition] = field(default_factory=dict)
+    #: When each CPU-backend call (by line, column) is made.
+    cpu_when: dict[tuple[int, int], Condition] = field(default_factory=dict)
 
 
 def shifted(facts: Facts, path: str, delta: int) -> Facts:
@@ -93,6 +94,8 @@ def shifted(facts: Facts, path: str, delta: int) -> Facts:
     return Facts(
         returned={move(a) for a in facts.returned},
         sunk=[(move(root), how) for root, how in facts.sunk],
+        when={move(root): when for root, when in facts.when.items()},
+        cpu_when={(line + delta, column): when for (line, column), when in facts.cpu_when.items()},
         uploaded_params=set(facts.uploaded_params),
         array_uploads=set(facts.array_uploads),
         maybe_uploaded_params=set(facts.maybe_uploaded_params),
@@ -100,24 +103,38 @@ def shifted(facts: Facts, path: str, delta: int) -> Facts:
         created=[move(root) for root in facts.created],
         escaped={move(root) for root in facts.escaped},
         cpu_backend_calls=[(line + delta, column, name) for line, column, name in facts.cpu_backend_calls],
-        indirect=[(line + delta, column, callee, path_) for line, column, callee, path_ in facts.indirect],
+        indirect=[(line + delta, column, callee, _moved_path(path_, path, delta))
+                  for line, column, callee, path_ in facts.indirect],
         callees=set(facts.callees),
     )
 
 
+def _moved_path(path: FallbackPath, file: str, delta: int) -> FallbackPath:
+    """A callee's path as seen from a caller whose source moved: only the first hop is the caller's."""
+    if not path.hops or path.hops[0].path != file:
+        return path
+    first = path.hops[0]
+    return replace(path, hops=(replace(first, line=first.line + delta), *path.hops[1:]))
+
+
 def interpret(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver) -> Facts:
     walker = _Walker(info, resolver, {})
+    walker.guards = GuardReader(info, node, lambda expr: resolver.resolve(info, walker.scope, expr))
     env: dict[str, Value] = {}
     for index, name in enumerate(info.params):
         env[name] = frozenset({Param(index)})
     if info.vararg:
         env[info.vararg] = frozenset({Param(len(info.params))})
+    for offset, name in enumerate(info.kwonly):
+        env[name] = frozenset({Param(len(info.params) + 1 + offset)})
     walker.block(node.body, env)
     facts = walker.facts
     if COMPUTED in facts.returned:  # an op whose (Python) result is computed on the host
         for root in roots(frozenset(facts.returned)):
             if root.kind == "read" and not root.scalar:
-                facts.sunk.append((root, "returns a result computed on the host"))
+                walker.sunk(root, "returns a result computed on the host", walker.returned_when)
+    for root, sunk_when in walker.sunk_when.items():
+        facts.when[root] = conjoin(walker.created_when.get(root, ALWAYS), sunk_when)
     return facts
 
 
@@ -130,12 +147,46 @@ class _Walker:
         self.scope = scope
         self._root_ids: dict[tuple[int, int, str], Root] = {}
         self.loops = 0
+        self.guards: GuardReader | None = None
+        self.vocab = resolver.vocabulary
+        #: The condition under which the statement being walked runs.
+        self.path: Condition = ALWAYS
+        self.created_when: dict[Root, Condition] = {}
+        self.sunk_when: dict[Root, Condition] = {}
+        self.returned_when: Condition = NEVER
+        #: Loop variables over containers (``for item in keys``): appending them collects, not computes.
+        self.items: set[str] = set()
+
+    def sunk(self, root: Root, how: str, when: Condition | None = None) -> None:
+        """``root`` reaches the device as (part of) a result: a fallback path, taken when ``when``."""
+        self.facts.sunk.append((root, how))
+        self.sunk_when[root] = disjoin(self.sunk_when.get(root, NEVER), self.path if when is None else when)
+
+    def _created(self, root: Root) -> None:
+        self.created_when[root] = disjoin(self.created_when.get(root, NEVER), self.path)
 
     # --- statements ----------------------------------------------------------------------
 
     def block(self, body: Iterable[ast.stmt], env: dict[str, Value]) -> None:
+        """The statements of one block; a test that ends an arm (``if not ok: raise``,
+        ``if x.device.type == "npu": return x``) constrains the rest of the block."""
+        outer = self.path
         for stmt in body:
             self.stmt(stmt, env)
+            if isinstance(stmt, ast.If):
+                exits_body, exits_else = _terminates(stmt.body), _terminates(stmt.orelse)
+                if exits_body != exits_else:
+                    when_true, when_false = self._test(stmt.test)
+                    self.path = conjoin(self.path, when_false if exits_body else when_true)
+                    name = _device_guard(stmt.test) if exits_body else None
+                    if name is not None and name in env:  # the rest sees a value not on the device
+                        env[name] = env[name] | frozenset({HostOnly("not on the device")})
+            elif isinstance(stmt, ast.Assert):
+                self.path = conjoin(self.path, self._test(stmt.test)[0])
+        self.path = outer
+
+    def _test(self, test: ast.expr) -> tuple[Condition, Condition]:
+        return self.guards.test(test) if self.guards is not None else (ALWAYS, ALWAYS)
 
     def stmt(self, node: ast.stmt, env: dict[str, Value]) -> None:
         if isinstance(node, ast.Assign):
@@ -152,12 +203,17 @@ class _Walker:
             self.assign(node.target, current | value, env, augment=True)
         elif isinstance(node, ast.Return):
             if node.value is not None:
-                self.facts.returned |= self.expr(node.value, env)
+                value = self.expr(node.value, env)
+                self.facts.returned |= value
+                if COMPUTED in value:
+                    self.returned_when = disjoin(self.returned_when, self.path)
         elif isinstance(node, ast.Expr):
             self.expr(node.value, env)
         elif isinstance(node, ast.If):
             self.expr(node.test, env)
-            self.branches([node.body, node.orelse], env, _host_guard(node.test))
+            when_true, when_false = self._test(node.test)
+            self.branches([node.body, node.orelse], env, _host_guard(node.test),
+                          [conjoin(self.path, when_true), conjoin(self.path, when_false)])
         elif isinstance(node, ast.While):
             self.expr(node.test, env)
             self.loops += 1
@@ -165,7 +221,9 @@ class _Walker:
             self.loops -= 1
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             items = self.expr(node.iter, env)
-            self.assign(node.target, items, env)
+            self.assign(node.target, _elements(items), env)
+            if isinstance(node.target, ast.Name) and not _counts(node.iter, self.vocab):
+                self.items.add(node.target.id)
             self.loops += 1
             self.branches([node.body, node.body, node.orelse], env)
             self.loops -= 1
@@ -198,15 +256,19 @@ class _Walker:
                     env.pop(target.id, None)
 
     def branches(self, arms: list[list[ast.stmt]], env: dict[str, Value],
-                 guard: tuple[str, int] | None = None) -> None:
+                 guard: tuple[str, int] | None = None, paths: list[Condition] | None = None) -> None:
         """Walk each arm from the same state and join. ``guard`` = (name, arm index): in that
-        arm the tensor ``name`` is known to be on the CPU (``if x.device.type == "cpu":``)."""
+        arm the tensor ``name`` is known to be on the CPU (``if x.device.type == "cpu":``).
+        ``paths``: the condition each arm runs under (default: the current one)."""
         results = []
+        outer = self.path
         for index, arm in enumerate(arms):
             branch_env = dict(env)
             if guard is not None and guard[1] == index:
                 branch_env[guard[0]] = branch_env.get(guard[0], EMPTY) | frozenset({HostOnly("cpu tensor")})
+            self.path = paths[index] if paths is not None else outer
             self.block(arm, branch_env)
+            self.path = outer
             if not _terminates(arm):  # an arm that raises or returns does not reach the join
                 results.append(branch_env)
         for branch_env in results:
@@ -244,7 +306,7 @@ class _Walker:
         a result computed on the host: it stays a host-sync candidate."""
         for root in roots(value):
             if not root.scalar:
-                self.facts.sunk.append((root, how))
+                self.sunk(root, how)
         if known_upload:
             self.facts.uploaded_params |= params(value)
             self.facts.array_uploads |= {a.index for a in value if isinstance(a, ArrayOf)}
@@ -252,9 +314,7 @@ class _Walker:
             self.facts.maybe_uploaded_params |= params(value)
 
     def _loop_roots(self, value: Value) -> list[Root]:
-        return [self._root_at(a.line, a.column, "built",
-                              "a list comprehension" if a.name == _COMPREHENSION else f'a Python loop filling "{a.name}"')
-                for a in value if isinstance(a, LoopFilled)]
+        return [self._root_at(a.line, a.column, "built", _filled_what(a.name)) for a in value if isinstance(a, LoopFilled)]
 
     def write_into(self, container: Value, node: ast.AST | None, how: str, value: Value = EMPTY) -> None:
         """A write into host data: when that data is a view of a device tensor, it is the tensor
@@ -263,7 +323,7 @@ class _Walker:
         if not read:
             return
         for root in (*read, *roots(value)):
-            self.facts.sunk.append((root, "writes into the tensor through a host view"))
+            self.sunk(root, "writes into the tensor through a host view")
 
     # --- expressions ---------------------------------------------------------------------
 
@@ -310,6 +370,11 @@ class _Walker:
             return EMPTY
         return value
 
+    def expr_Subscript(self, node: ast.Subscript, env: dict[str, Value]) -> Value:
+        value = self.expr(node.value, env)
+        index = self.expr(node.slice, env)  # an index computed on the host picks host data too
+        return (value if isinstance(node.slice, ast.Slice) else _elements(value)) | index
+
     def expr_NamedExpr(self, node: ast.NamedExpr, env: dict[str, Value]) -> Value:
         value = self.expr(node.value, env)
         self.assign(node.target, value, env)
@@ -319,7 +384,7 @@ class _Walker:
                        env: dict[str, Value], elements: list[ast.expr]) -> Value:
         inner = dict(env)
         for generator in node.generators:
-            self.assign(generator.target, self.expr(generator.iter, inner), inner)
+            self.assign(generator.target, _elements(self.expr(generator.iter, inner)), inner)
             for condition in generator.ifs:
                 self.expr(condition, inner)
         value: Value = EMPTY
@@ -328,8 +393,29 @@ class _Walker:
         return value
 
     def expr_ListComp(self, node: ast.ListComp, env: dict[str, Value]) -> Value:
-        return self._comprehension(node, env, [node.elt]) | frozenset({LoopFilled(_COMPREHENSION, node.lineno,
-                                                                                   node.col_offset)})
+        value = self._comprehension(node, env, [node.elt])
+        items = {g.target.id for g in node.generators if isinstance(g.target, ast.Name) and not _counts(g.iter, self.vocab)}
+        if self._collected(node.elt, items):  # [k for k in keys if ...], [op(t) for t in ts]: no data computed
+            return value
+        return value | frozenset({LoopFilled(_COMPREHENSION, node.lineno, node.col_offset)})
+
+    def _collected(self, element: ast.expr, items: set[str] = frozenset()) -> bool:  # type: ignore[assignment]
+        """An element that a loop collects rather than computes: an item of a container being
+        iterated, or what a project function returns (a device tensor, typically)."""
+        if isinstance(element, ast.Starred):
+            element = element.value
+        if isinstance(element, ast.Name):
+            return element.id in items or element.id in self.items
+        if isinstance(element, ast.Constant):  # None, Ellipsis, a name: keys, not numbers
+            return not isinstance(element.value, (int, float, complex)) or isinstance(element.value, bool)
+        if isinstance(element, (ast.Tuple, ast.List)):
+            return all(self._collected(e, items) for e in element.elts)
+        if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id in self.vocab.key_builtins:
+            return True
+        if isinstance(element, ast.Call) and isinstance(element.func, (ast.Name, ast.Attribute)):
+            dotted = self.resolver.resolve(self.info, self.scope, element.func)
+            return dotted is not None and self.resolver.function(dotted) is not None
+        return False
 
     def expr_GeneratorExp(self, node: ast.GeneratorExp, env: dict[str, Value]) -> Value:
         return self._comprehension(node, env, [node.elt])
@@ -355,7 +441,7 @@ class _Walker:
         if isinstance(func, ast.Name):
             dotted = self.resolver.resolve(self.info, self.scope, func)
             if dotted is None:
-                if _D2H_NAME.search(func.id) or any(_D2H_NAME.search(_text(a)) for a in node.args):
+                if self.vocab.d2h_name.search(func.id) or any(self.vocab.d2h_name.search(_text(a)) for a in node.args):
                     return self.d2h(node, func.id, env)  # a D2H copy we cannot see into
                 if func.id in env:  # a local callable value: unknown
                     return self.unknown_call(node, func.id, all_args, kwargs, args)
@@ -363,9 +449,11 @@ class _Walker:
             return self.named_call(node, dotted, args, kwargs, all_args, env)
         if isinstance(func, ast.Call):  # np.vectorize(math.erf)(arr): a host function built on the spot
             maker = self.resolver.resolve(self.info, self.scope, func.func)
-            if maker is not None and maker.partition(".")[0] in sem.HOST_MODULES:
+            if maker is not None and maker.partition(".")[0] in self.vocab.host_modules:
                 self.expr(func, env)
                 return all_args | (frozenset({COMPUTED}) if is_host(all_args) else EMPTY)
+        if _is_ctypes_array_type(func, lambda e: self.resolver.resolve(self.info, self.scope, e)):
+            return frozenset({HostOnly("ctypes buffer")})  # (ctypes.c_char * n)(): host memory
         callee = self.expr(func, env)
         return self.unknown_call(node, "", all_args | callee, kwargs, args)
 
@@ -376,13 +464,13 @@ class _Walker:
         name = func.attr
         if name in sem.METADATA:
             return EMPTY
-        if name in _RAW_MEMORY_READS:
+        if name in self.vocab.raw_memory_reads:
             return self.raw_memory(node, name, all_args)
-        if _HOST_ALLOCATION.search(name):
+        if self.vocab.host_allocation.search(name):
             return frozenset({HostOnly(name)})
-        if any(_D2H_NAME.search(_text(a)) for a in node.args):
+        if any(self.vocab.d2h_name.search(_text(a)) for a in node.args):
             return self.d2h(node, name, env)
-        if name in sem.HOST_RNG_METHODS and not is_host(receiver) and _RNG_RECEIVER.search(_dotted_text(func.value)):
+        if name in self.vocab.host_rng_methods and not is_host(receiver) and self.vocab.rng_receiver.search(_dotted_text(func.value)):
             return all_args | self.built(node, f'host RNG "{_dotted_text(func)}()"')
         if name in _TRANSFER_METHODS:
             return self.transfer(node, func, receiver, name)
@@ -390,28 +478,28 @@ class _Walker:
             if is_host(receiver):
                 return as_scalar(receiver)
             return as_scalar(self.readback(node, receiver, f'".{name}()"', codes.READBACK))
-        if name in sem.READBACKS or _READBACK_NAME.search(name):
+        if name in sem.READBACKS or self.vocab.readback_name.search(name):
             if is_host(receiver):
                 return receiver | all_args
             return self.readback(node, receiver, f'".{name}()"', codes.READBACK)
         if is_host(receiver) or _is_rng(receiver):
-            if name in _IN_PLACE_HOST:
+            if name in self.vocab.host_in_place_methods:
                 self.write_into(receiver, node, f'".{name}()"')
-            if name in _CONTAINER_ADD:
+            if name in self.vocab.container_add_methods:
                 base = _base_name(func.value)
                 if base is not None:
                     env[base] = env.get(base, EMPTY) | all_args
             self.out_argument(kwargs)
-            computed = frozenset({COMPUTED}) if name not in sem.HOST_CONVERSIONS and name not in _CONTAINER_ADD else EMPTY
+            computed = frozenset({COMPUTED}) if name not in self.vocab.host_conversions and name not in self.vocab.container_add_methods else EMPTY
             return receiver | all_args | computed
-        if name in _CONTAINER_ADD:
+        if name in self.vocab.container_add_methods:
             base = _base_name(func.value)
             if base is not None:
-                filled = frozenset({LoopFilled(base, node.lineno, node.col_offset)}) if self.loops else EMPTY
+                computes = self.loops and not all(self._collected(a) for a in node.args)
+                filled = frozenset({LoopFilled(base, node.lineno, node.col_offset)}) if computes else EMPTY
                 env[base] = env.get(base, EMPTY) | all_args | filled
             return EMPTY
-        if name in {"copy", "astype", "reshape", "view", "ravel", "flatten", "transpose", "squeeze",
-                    "copy_", "clone", "contiguous", "detach", "get", "pop", "items", "values", "keys"}:
+        if name in self.vocab.passthrough_methods:
             return receiver
         return self.unknown_call(node, name, all_args | receiver, kwargs, args)
 
@@ -441,6 +529,7 @@ class _Walker:
                         min(param_indices) if param_indices else None)
             self._root_ids[key] = root
             self.facts.created.append(root)
+        self._created(root)
         value: Value = frozenset({root})
         for index in param_indices:
             value = value | frozenset({ReadOf(index)})
@@ -452,6 +541,7 @@ class _Walker:
         if root is None:
             root = Root(kind, codes.NUMPY, what, self.info.path, line, column, weak=True)  # type: ignore[arg-type]
             self._root_ids[key] = root
+        self._created(root)
         return root
 
     def built(self, node: ast.AST, what: str | None, chain: tuple[str, ...] = (),
@@ -462,6 +552,7 @@ class _Walker:
             what = what or _shown(node)  # type: ignore[arg-type]
             root = Root("built", codes.NUMPY, what, self.info.path, key[0], key[1], chain, origin)
             self._root_ids[key] = root
+        self._created(root)
         return frozenset({root})
 
     def raw_memory(self, node: ast.Call, name: str, pointer: Value) -> Value:
@@ -486,38 +577,52 @@ class _Walker:
         if declared == "upload":
             self.sink(args[0] if args else all_args, f'uploaded with "{last}()"')
             return EMPTY
-        if any(_D2H_NAME.search(_text(a)) for a in node.args):  # memcpy(dst, src, n, DEVICE_TO_HOST)
+        if any(self.vocab.d2h_name.search(_text(a)) for a in node.args):  # memcpy(dst, src, n, DEVICE_TO_HOST)
             return self.d2h(node, dotted, env)
+        direction = self.copy_direction(node, last)
+        if direction == "d2h":  # acl.rt.memcpy(dst, n, src, n, 2), a wrapper of the same name too
+            return self.d2h(node, dotted, env)
+        if direction == "h2d":
+            api = self.vocab.copy_api[last]
+            if api.source < len(args):
+                self.sink(args[api.source], f'copied to device memory with "{last}()"')
+            return EMPTY
         callee = self.resolver.function(dotted)
         if callee is not None:
             return self.project_call(node, callee, args, kwargs, env, receiver)
         top = dotted.partition(".")[0]
-        if _D2H_NAME.search(dotted):
+        if self.vocab.d2h_name.search(dotted):
             return self.d2h(node, dotted, env)
-        if _UPLOAD_NAME.search(last):
+        if self.vocab.upload_name.search(last):
             self.sink(all_args, f'uploaded with "{last}()"')
             return EMPTY
-        if _HOST_ALLOCATION.search(last):
+        if self.vocab.host_allocation.search(last):
             return frozenset({HostOnly(last)})
-        if last in _RAW_COPIES:
+        if last in self.vocab.raw_copies:
+            self.host_addressed(last, all_args)
+            if len(args) > 1 and is_host(args[0]) and not args[1]:
+                # memmove(host_buffer, t.data_ptr(), n): a pointer from tensor metadata, read into host memory
+                return self.d2h(node, dotted, env)
             for value in args[1:]:
                 self.sink(value, f'copied to device memory with "{last}()"')
             return EMPTY
-        if top in sem.HOST_MODULES:
+        if top in self.vocab.host_modules:
             return self.host_library_call(node, dotted, last, args, all_args, kwargs)
         if top == "torch" or top == "ctypes":
             if last in sem.TENSOR_DATA_FACTORIES or last in sem.HOST_FACTORIES:
                 if _targets_device(node):
                     self.sink(all_args, f'uploaded with "{last}()"')
                     for root in self._loop_roots(all_args):
-                        self.facts.sunk.append((root, f'uploaded with "{last}()"'))
+                        self.sunk(root, f'uploaded with "{last}()"')
                 return all_args if not _targets_device(node) else EMPTY
-            if last in _RAW_MEMORY_READS:
+            if last in self.vocab.raw_memory_reads:
                 return self.raw_memory(node, last, all_args)
-            if _HOST_ALLOCATION.search(last):
+            if last in self.vocab.host_buffer_factories:
+                return frozenset({HostOnly(last)})
+            if self.vocab.host_allocation.search(last):
                 return frozenset({HostOnly(last)})
             return all_args if is_host(all_args) else EMPTY
-        if _READBACK_NAME.search(last) and "dtype" not in last.lower():
+        if self.vocab.readback_name.search(last) and "dtype" not in last.lower():
             first = args[0] if args else EMPTY
             if is_host(first):
                 return first
@@ -527,20 +632,23 @@ class _Walker:
     def host_library_call(self, node: ast.Call, dotted: str, last: str, args: list[Value], all_args: Value,
                           kwargs: dict[str | None, Value]) -> Value:
         module = dotted.rpartition(".")[0]
-        if last in sem.HOST_METADATA_FUNCTIONS and module.partition(".")[0] == "numpy":
+        if last in self.vocab.host_metadata_functions and module.partition(".")[0] == "numpy":
             return EMPTY
         self.out_argument(kwargs)
         if last == "copyto" and args:
             self.write_into(args[0], node, '"copyto()"')
-        if any(module == m or module.startswith(m + ".") for m in sem.HOST_RNG_MODULES) or dotted in sem.HOST_RNG_MODULES:
+        if any(module == m or module.startswith(m + ".") for m in self.vocab.host_rng_modules) or dotted in self.vocab.host_rng_modules:
             return all_args | self.built(node, f'host RNG "{dotted}()"')
-        if module.partition(".")[0] == "numpy" and last in sem.HOST_ARRAY_BUILDERS:
-            return all_args | self.built(node, f'numpy "{last}()"')
+        if module.partition(".")[0] == "numpy" and last in self.vocab.host_array_builders:
+            built = self.built(node, f'numpy "{last}()"')
+            if node.args and _one_element(node.args[0]):  # np.full((1,), value): one staged scalar
+                return all_args | as_scalar(built)
+            return all_args | built
         if module.partition(".")[0] == "numpy":
             # np.array(idx) of a loop-filled list: array data built on the host
             built = frozenset(self._loop_roots(all_args)) | frozenset(ArrayOf(i) for i in params(all_args))
             all_args = frozenset(a for a in all_args if not isinstance(a, LoopFilled)) | built
-        if last in sem.HOST_CONVERSIONS or not is_host(all_args):
+        if last in self.vocab.host_conversions or not is_host(all_args):
             return all_args
         return all_args | frozenset({COMPUTED})
 
@@ -563,20 +671,27 @@ class _Walker:
                 for index in params(current):
                     self.facts.reads_into.add(index)
                     self.facts.escaped |= set(roots(value))
-                env[base] = current | value
+                env[base] = _overwritten(current) | value
         return value
 
     def project_call(self, node: ast.Call, callee: FunctionInfo, args: list[Value], kwargs: dict[str | None, Value],
                      env: dict[str, Value], receiver: ast.expr | None) -> Value:
         self.facts.callees.add(callee.key)
+        self.host_addressed(callee.short, frozenset().union(*args, *kwargs.values()))
         if _targets_device(node):
             for value in (*args, *kwargs.values()):
                 self.sink(value, f'uploaded by "{callee.short}()"', known_upload=False)
         if self.resolver.is_cpu_backend(callee.module):
             self.facts.cpu_backend_calls.append((node.lineno, node.col_offset, callee.qualname))
+            site = (node.lineno, node.col_offset)
+            self.facts.cpu_when[site] = disjoin(self.facts.cpu_when.get(site, NEVER), self.path)
         summary = self.resolver.summary(callee)
-        if summary.falls_back and summary.fallback is not None and self.resolver.is_backend(callee.module):
-            self.facts.indirect.append((node.lineno, node.col_offset, callee, summary.fallback))
+        if summary.falls_back and self.resolver.is_backend(callee.module):
+            bindings = self._bindings(callee, node, receiver)
+            for inner in summary.fallbacks:  # the callee's paths this call can take, and when
+                when = conjoin(self.path, substitute(inner.when, bindings))
+                if when:
+                    self.facts.indirect.append((node.lineno, node.col_offset, callee, replace(inner, when=when)))
         bound = _bind(callee, node, args, kwargs, receiver, env, self)
         result: Value = EMPTY
         for index in summary.returns_read_of:
@@ -597,7 +712,7 @@ class _Walker:
             self.sink(bound.get(index, EMPTY), f'uploaded by "{callee.short}()"')
         for index in summary.array_uploads:
             for root in self._loop_roots(bound.get(index, EMPTY)):
-                self.facts.sunk.append((root, f'uploaded by "{callee.short}()"'))
+                self.sunk(root, f'uploaded by "{callee.short}()"')
         for index in summary.maybe_uploads - summary.uploads:
             self.sink(bound.get(index, EMPTY), f'uploaded by "{callee.short}()"', known_upload=False)
         for index in summary.reads_into:
@@ -606,8 +721,41 @@ class _Walker:
             if base is not None:
                 current = env.get(base, EMPTY)
                 self.facts.reads_into |= params(current)
-                env[base] = current | self.readback(node, EMPTY, None, codes.READBACK)
+                env[base] = _overwritten(current) | self.readback(node, EMPTY, None, codes.READBACK)
         return result
+
+    def _bindings(self, callee: FunctionInfo, node: ast.Call, receiver: ast.expr | None) -> dict[int, tuple]:
+        """What this call passes for each callee parameter that a condition can use: a literal
+        (written here, or the callee's default when omitted) or one of this function's subjects."""
+        guards = self.guards
+        if guards is None:
+            return {}
+        names = parameter_names(callee)
+        found: dict[int, tuple | None] = {}
+        offset = 0
+        if callee.class_name is not None and receiver is not None and callee.params \
+                and callee.params[0] in ("self", "cls") and not _is_class_ref(receiver):
+            found[0] = guards.subject(receiver)
+            offset = 1
+        splat = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
+        for position, arg in enumerate(node.args):
+            if isinstance(arg, ast.Starred) or position + offset >= len(callee.params):
+                break
+            found[position + offset] = self._binding(arg)
+        for keyword in node.keywords:
+            if keyword.arg is not None and keyword.arg in names:
+                found[names.index(keyword.arg)] = self._binding(keyword.value)
+        if not splat:
+            for name, value in callee.defaults:
+                found.setdefault(names.index(name), ("lit", value))
+        return {index: bound for index, bound in found.items() if bound is not None}
+
+    def _binding(self, arg: ast.expr) -> tuple | None:
+        assert self.guards is not None
+        literal = self.guards.literal(arg)
+        if literal is not None:
+            return ("lit", literal[0])
+        return self.guards.subject(arg)
 
     def _reroot(self, node: ast.Call, callee: FunctionInfo, inner: Root) -> Value:
         origin = inner.origin or (inner.path, inner.line, inner.what)
@@ -619,23 +767,44 @@ class _Walker:
 
     def builtin_call(self, node: ast.Call, name: str, args: list[Value], all_args: Value,
                      kwargs: dict[str | None, Value]) -> Value:
-        if name in sem.METADATA_BUILTINS:
+        if name in self.vocab.metadata_builtins:
             return EMPTY
-        if name in _SCALAR_BUILTINS:
+        if name in self.vocab.scalar_builtins:
             return as_scalar(all_args)
-        if name in sem.HOST_BUILTINS:
-            return all_args | (frozenset({COMPUTED}) if is_host(all_args) and name not in _PLAIN_BUILTINS else EMPTY)
-        if name == "range":
-            return EMPTY
-        if name in ("print", "repr", "str", "format", "hash", "getattr", "setattr", "super", "object", "vars",
-                    "locals", "globals", "open"):
+        if name in self.vocab.host_builtins:
+            return all_args | (frozenset({COMPUTED}) if is_host(all_args) and name not in self.vocab.plain_builtins else EMPTY)
+        if name == "range":  # a counter sequence: host-built index data once materialised
+            return frozenset({LoopFilled(_RANGE, node.lineno, node.col_offset)})
+        if name in self.vocab.inert_builtins:
             return EMPTY
         return self.unknown_call(node, name, all_args, kwargs, args)
+
+    def copy_direction(self, node: ast.Call, name: str) -> str | None:
+        """``"d2h"``/``"h2d"`` for a copy whose direction is an argument value (``_vocabulary.CopyApi``)."""
+        api = self.vocab.copy_api.get(name)
+        if api is None or api.kind >= len(node.args):
+            return None
+        kind = node.args[api.kind]
+        value = kind.value if isinstance(kind, ast.Constant) else _text(kind) or None
+        if value in api.device_to_host:
+            return "d2h"
+        if value in api.host_to_device:
+            return "h2d"
+        return None
+
+    def host_addressed(self, name: str, all_args: Value) -> None:
+        """A device copy issued from a host loop with addresses computed from data read back
+        (``memcpy_d2d(out + i, src + int(idx[i]) * n)``): the host computes the op's result."""
+        if self.loops and self.vocab.device_copy.search(name):
+            for root in roots(all_args):
+                if root.kind == "read":  # the data read back, whether or not it was made a scalar
+                    self.sunk(replace(root, scalar=False), f'drives "{name}()" element by element from it')
 
     def unknown_call(self, node: ast.Call, name: str, all_args: Value, kwargs: dict[str | None, Value],
                      args: list[Value]) -> Value:
         """A callee we cannot see: a device kernel, unless it names a device as its target."""
-        if _UPLOAD_NAME.search(name):
+        self.host_addressed(name, all_args)
+        if self.vocab.upload_name.search(name):
             self.sink(all_args, f'uploaded by "{name}()"')
             return EMPTY
         if _targets_device(node):
@@ -718,6 +887,80 @@ def _host_guard(test: ast.expr) -> tuple[str, int] | None:
     if isinstance(test.ops[0], ast.NotEq):
         return (name, 1) if is_cpu else (name, 0)
     return None
+
+
+def _is_ctypes_array_type(func: ast.expr, resolve: Any) -> bool:
+    """``ctypes.c_char * n`` (called, it makes a host buffer)."""
+    if not (isinstance(func, ast.BinOp) and isinstance(func.op, ast.Mult)):
+        return False
+    side = func.left if isinstance(func.left, (ast.Name, ast.Attribute)) else func.right
+    dotted = resolve(side) if isinstance(side, (ast.Name, ast.Attribute)) else None
+    return dotted is not None and dotted.startswith("ctypes.")
+
+
+def _overwritten(buffer: Value) -> Value:
+    """A host buffer after a device-to-host copy into it: what the host built there (the
+    ``np.zeros`` staging buffer) is gone; it holds device data now."""
+    return frozenset(a for a in buffer if not (isinstance(a, Root) and a.kind == "built"))
+
+
+def _filled_what(name: str) -> str:
+    if name == _COMPREHENSION:
+        return "a list comprehension"
+    if name == _RANGE:
+        return 'an index sequence "range()"'
+    return f'a Python loop filling "{name}"'
+
+
+def _elements(container: Value) -> Value:
+    """What iterating or indexing ``container`` gives: an item of a loop-filled list is not
+    itself a loop-filled list (its other origins, e.g. data read back, stay)."""
+    if not any(isinstance(a, LoopFilled) for a in container):
+        return container
+    return frozenset(a for a in container if not isinstance(a, LoopFilled))
+
+
+def _one_element(shape: ast.expr) -> bool:
+    """A literal shape of at most one element: ``1``, ``(1,)``, ``[1]``, ``()``."""
+    if isinstance(shape, ast.Constant):
+        return shape.value in (0, 1) and not isinstance(shape.value, bool)
+    if isinstance(shape, (ast.Tuple, ast.List)):
+        return all(isinstance(e, ast.Constant) and e.value == 1 for e in shape.elts)
+    return False
+
+
+def _device_guard(test: ast.expr) -> str | None:
+    """``x.device.type == "npu"`` (alone, or with ``isinstance(x, ...)`` tests of the same
+    ``x``): the name whose value is not a device tensor once the test failed and returned."""
+    parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    names = set()
+    device_test = False
+    for part in parts:
+        if isinstance(part, ast.Call) and isinstance(part.func, ast.Name) and part.func.id == "isinstance" and part.args:
+            names.add(_base_name(part.args[0]))
+            continue
+        if not (isinstance(part, ast.Compare) and len(part.ops) == 1 and isinstance(part.ops[0], ast.Eq)
+                and isinstance(part.comparators[0], ast.Constant) and isinstance(part.comparators[0].value, str)):
+            return None
+        subject, literal = part.left, part.comparators[0].value
+        if isinstance(subject, ast.Attribute) and subject.attr == "type":
+            subject = subject.value
+        if not (isinstance(subject, ast.Attribute) and subject.attr == sem.DEVICE_PARAMETER) or literal == "cpu" \
+                or literal.startswith("cpu:"):
+            return None
+        names.add(_base_name(subject.value))
+        device_test = True
+    return names.pop() if device_test and len(names) == 1 and None not in names else None
+
+
+def _counts(iterable: ast.expr, vocab: HostVocabulary) -> bool:
+    """A loop over counters (``range(n)``, ``enumerate``, ``np.ndindex``): its values are
+    computed indices, not items of a container."""
+    if not isinstance(iterable, ast.Call):
+        return False
+    func = iterable.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name in vocab.counting_iterators
 
 
 def _is_cpu_literal(node: ast.AST) -> bool:

@@ -25,7 +25,10 @@ def text_report(findings: Sequence[Finding], problems: Sequence[SourceProblem], 
 
 def finding_json(f: Finding) -> dict[str, object]:
     return {"path": f.path, "line": f.line, "column": f.column + 1, "code": f.code, "message": f.message,
-            "function": f.function, "backend": f.backend, "chain": list(f.chain), "anchor": f.anchor}
+            "function": f.function, "backend": f.backend, "chain": list(f.chain), "anchor": f.anchor,
+            "condition": f.condition or None,
+            "hops": [{"path": h.path, "line": h.line, "column": h.column + 1, "function": h.function, "what": h.what}
+                     for h in f.hops]}
 
 
 def json_report(findings: Sequence[Finding], problems: Sequence[SourceProblem], summary: dict[str, object],
@@ -49,7 +52,8 @@ def sarif_report(findings: Sequence[Finding], problems: Sequence[SourceProblem],
         "helpUri": f"{TOOL_URI}/blob/main/docs/errors.md#{code}",
         "defaultConfiguration": {"level": "error" if code != _codes.HOST_SYNC.name else "warning"},
     } for code in used]
-    results = [_result(f.code, f.message, f.path, f.line, f.column + 1, used, f.chain) for f in findings]
+    results = [_with_flow(_result(f.code, f.message, f.path, f.line, f.column + 1, used, f.chain), f)
+               for f in findings]
     results += [_result(_codes.UNANALYSED.name, p.message, p.path, max(p.line, 1), 1, used, ()) for p in problems]
     return json.dumps({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
@@ -76,4 +80,21 @@ def _result(code: str, message: str, path: str, line: int, column: int, used: li
     }
     if chain:
         result["partialFingerprints"] = {"deviceTypesChain/v1": " -> ".join(chain)}
+    return result
+
+
+def _location(path: str, line: int, column: int, text: str) -> dict[str, object]:
+    return {"physicalLocation": {"artifactLocation": {"uri": path.replace("\\", "/"), "uriBaseId": "%SRCROOT%"},
+                                 "region": {"startLine": max(line, 1), "startColumn": column + 1}},
+            "message": {"text": text}}
+
+
+def _with_flow(result: dict[str, object], finding: Finding) -> dict[str, object]:
+    """A finding with more than one step: a code flow (one thread flow, a location per hop) and
+    the same steps as related locations, so code-scanning UIs and IDEs can walk the path."""
+    if len(finding.hops) < 2:
+        return result
+    steps = [_location(h.path, h.line, h.column, f"{h.function.rpartition('.')[2]}: {h.what}") for h in finding.hops]
+    result["codeFlows"] = [{"threadFlows": [{"locations": [{"location": step} for step in steps]}]}]
+    result["relatedLocations"] = [{"id": i, **step} for i, step in enumerate(steps)]
     return result

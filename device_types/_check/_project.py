@@ -53,6 +53,11 @@ class FunctionInfo:
     line: int
     #: Hash of the function's source text: an unchanged function keeps its cached facts.
     source_hash: str
+    #: Keyword-only parameter names (indices after ``params`` and the ``*args`` slot).
+    kwonly: tuple[str, ...] = ()
+    #: Parameters whose default is a literal (``op="sum"``, ``dim=None``): name -> value.
+    #: A call that omits them passes that value, which decides the callee's branches.
+    defaults: tuple[tuple[str, object], ...] = ()
 
     @property
     def key(self) -> tuple[str, str]:
@@ -529,8 +534,16 @@ def _functions(module: Module, lines: list[str], body: list[ast.stmt], prefix: s
             digest = hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=12).hexdigest()
             yield FunctionInfo(module.name, qualname, module.path, class_name, names,
                                args.vararg.arg if args.vararg else None, args.kwarg.arg if args.kwarg else None,
-                               node.lineno, digest)
+                               node.lineno, digest, tuple(a.arg for a in args.kwonlyargs), _literal_defaults(args))
             yield from _functions(module, lines, node.body, f"{qualname}.<locals>.", None)
+
+
+def _literal_defaults(args: ast.arguments) -> tuple[tuple[str, object], ...]:
+    positional = [*args.posonlyargs, *args.args]
+    pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
+             *((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)]
+    return tuple((a.arg, d.value) for a, d in pairs
+                 if isinstance(d, ast.Constant) and isinstance(d.value, (str, int, float, bool, type(None))))
 
 
 def _def_nodes(body: list[ast.stmt], prefix: str) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:

@@ -17,9 +17,12 @@ from dataclasses import dataclass
 
 from .. import _semantics as sem
 from .._config import Config
+from .._vocabulary import HostVocabulary
+from . import _codes as codes
+from ._conditions import ALWAYS, disjoin
 from ._interpret import Facts, interpret, shifted
 from ._project import Def, FunctionInfo, Module, Project
-from ._summary import EMPTY_SUMMARY, FallbackPath, Summary
+from ._summary import EMPTY_SUMMARY, FallbackPath, Hop, Summary
 from ._values import Param, ReadOf, Root, roots
 
 __all__ = ["Analysis", "BackendMap", "FunctionRecord", "FunctionResult", "root_order"]
@@ -27,6 +30,8 @@ __all__ = ["Analysis", "BackendMap", "FunctionRecord", "FunctionResult", "root_o
 _BUILTINS = frozenset(dir(builtins))
 #: Walks per function before the solver stops (a guard; summaries converge long before).
 _MAX_WALKS = 50
+#: Fallback paths a summary keeps; the conditions of the rest join the last one kept.
+_MAX_PATHS = 8
 
 Key = tuple[str, str]
 
@@ -85,6 +90,48 @@ class BackendMap:
         if known is None:
             known = self._cpu[module] = any(module == p or module.startswith(p + ".") for p in self.cpu_prefixes)
         return known
+
+
+def path_order(path: FallbackPath) -> tuple[object, ...]:
+    """Shortest chain first, then by where its hops are: deterministic."""
+    return len(path.chain), path.chain, tuple((h.path, h.line, h.column) for h in path.hops)
+
+
+def direct_path(info: FunctionInfo, root: Root, when: frozenset) -> FallbackPath:
+    hops = [Hop(root.path, root.line, root.column, info.qualname, root.what)]
+    if root.chain and root.origin:  # read or built inside a helper: the helper's own step too
+        origin_path, origin_line, origin_what = root.origin
+        hops.append(Hop(origin_path, origin_line, 0, root.chain[-1], origin_what))
+    return FallbackPath(root.code, root.what, root.path, root.line, (info.qualname, *root.chain), when, tuple(hops))
+
+
+def indirect_path(info: FunctionInfo, line: int, column: int, callee: FunctionInfo,
+                  inner: FallbackPath) -> FallbackPath:
+    """``inner`` (a path of ``callee``, its condition already over this function's parameters),
+    reached from this function's call at ``line``."""
+    hop = Hop(info.path, line, column, info.qualname, f'calls "{callee.short}()"')
+    return FallbackPath(inner.code, inner.what, inner.path, inner.line, (info.qualname, *inner.chain), inner.when,
+                        (hop, *inner.hops))
+
+
+def _distinct(paths: list[FallbackPath]) -> tuple[FallbackPath, ...]:
+    """One path per distinct condition (the first, in order), none after one that is always
+    taken; past ``_MAX_PATHS`` the remaining conditions widen the last path kept."""
+    kept: list[FallbackPath] = []
+    seen: set[frozenset] = set()
+    for path in paths:
+        if path.when in seen or not path.when:
+            continue
+        if len(kept) == _MAX_PATHS:
+            last = kept[-1]
+            kept[-1] = FallbackPath(last.code, last.what, last.path, last.line, last.chain,
+                                    disjoin(last.when, path.when), last.hops)
+            continue
+        seen.add(path.when)
+        kept.append(path)
+        if path.when == ALWAYS:
+            break
+    return tuple(kept)
 
 
 class Analysis:
@@ -191,7 +238,6 @@ class Analysis:
 
     def _summarize(self, info: FunctionInfo, facts: Facts) -> Summary:
         returned = frozenset(facts.returned)
-        path = self.fallback_path(info, facts)
         return Summary(
             returns_read_of=frozenset(a.index for a in returned if isinstance(a, ReadOf)),
             returns_param=frozenset(a.index for a in returned if isinstance(a, Param)),
@@ -201,24 +247,23 @@ class Analysis:
             maybe_uploads=frozenset(facts.maybe_uploaded_params),
             array_uploads=frozenset(facts.array_uploads),
             reads_into=frozenset(facts.reads_into),
-            fallback=path,
+            fallbacks=self.fallback_paths(info, facts),
         )
 
-    def fallback_path(self, info: FunctionInfo, facts: Facts) -> FallbackPath | None:
-        """The first way this backend function computes on the host, if it does."""
+    def fallback_paths(self, info: FunctionInfo, facts: Facts) -> tuple[FallbackPath, ...]:
+        """Every way this backend function computes on the host, each with when it is taken."""
         if self.backends.device_of(info.module) is None or sem.is_host_copy_op(info.short):
-            return None
-        direct = sorted({root for root, _ in facts.sunk}, key=root_order)
-        if direct:
-            root = direct[0]
-            return FallbackPath(root.code, root.what, root.path, root.line, (info.qualname, *root.chain))
-        if facts.cpu_backend_calls:
-            line, _, callee = min(facts.cpu_backend_calls)
-            return FallbackPath("device-cpu-backend", f'"{callee}()"', info.path, line, (info.qualname, callee))
-        if facts.indirect:
-            return min((FallbackPath(inner.code, inner.what, inner.path, inner.line, (info.qualname, *inner.chain))
-                        for _, _, _, inner in facts.indirect), key=lambda p: (len(p.chain), p.chain))
-        return None
+            return ()
+        found = [direct_path(info, root, facts.when.get(root, ALWAYS))
+                 for root in sorted({root for root, _ in facts.sunk}, key=root_order)]
+        for line, column, callee in sorted(set(facts.cpu_backend_calls)):
+            found.append(FallbackPath(codes.CPU_BACKEND, f'"{callee}()"', info.path, line, (info.qualname, callee),
+                                      facts.cpu_when.get((line, column), ALWAYS),
+                                      (Hop(info.path, line, column, info.qualname, f'calls "{callee}()"'),)))
+        indirect = {indirect_path(info, line, column, callee, inner) for line, column, callee, inner in facts.indirect
+                    if info.qualname not in inner.chain}  # a path back here is this function's own root
+        found.extend(sorted(indirect, key=path_order))
+        return _distinct(found)
 
     # --- the Resolver interface for the walk ---------------------------------------------------
 
@@ -238,6 +283,10 @@ class Analysis:
 
     def declared(self, dotted: str) -> str | None:
         return self.backends.declared.get(dotted)
+
+    @property
+    def vocabulary(self) -> HostVocabulary:
+        return self.backends.config.check.vocabulary
 
     def resolve(self, info: FunctionInfo, scope: dict[str, str], expr: ast.expr) -> str | None:
         return self._resolve(info.module, info.class_name, scope, expr, 0)
@@ -323,7 +372,7 @@ class Analysis:
             return None
         parts = dotted.split(".")
         top = parts[0]
-        if top in sem.HOST_MODULES or top in _BUILTINS:
+        if top in self.vocabulary.host_modules or top in _BUILTINS:
             return None
         for cut in range(len(parts) - 1, 0, -1):
             module_name = ".".join(parts[:cut])

@@ -4,14 +4,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ._conditions import ALWAYS, Condition
 from ._values import Root
 
-__all__ = ["Summary", "FallbackPath"]
+__all__ = ["FallbackPath", "Hop", "Summary"]
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One step of a fallback path: a call of the next function, or (last) the root itself."""
+
+    path: str
+    line: int
+    column: int
+    #: The function this step is in (qualified name).
+    function: str
+    #: ``calls "sort()"`` or the root as written (``"_to_numpy(a)"``).
+    what: str
 
 
 @dataclass(frozen=True)
 class FallbackPath:
-    """Why a backend function falls back: its root and the helpers on the way."""
+    """Why a backend function falls back: its root, the helpers on the way, and when."""
 
     code: str
     what: str
@@ -19,6 +33,10 @@ class FallbackPath:
     line: int
     #: Functions from this one down to the one holding the root (qualified names).
     chain: tuple[str, ...]
+    #: When the path is taken, over the parameters of ``chain[0]`` (``_conditions``).
+    when: Condition = ALWAYS
+    #: Every call on the way and the root, with file and line.
+    hops: tuple[Hop, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -39,14 +57,20 @@ class Summary:
     maybe_uploads: frozenset[int] = frozenset()
     #: Parameters (host buffers) that the function fills with device data (a D2H copy).
     reads_into: frozenset[int] = frozenset()
-    #: Set when the function is a backend function that falls back: its own first root, or
-    #: else the shortest chain through other backend functions (deterministic, so a cached
-    #: run and a cold one print the same message).
-    fallback: FallbackPath | None = None
+    #: Set when the function is a backend function that falls back: each way it does, with
+    #: the condition under which it is taken, its own roots first (in root order), then CPU
+    #: backend calls, then chains through other backend functions, shortest first
+    #: (deterministic, so a cached run and a cold one print the same message). Together the
+    #: conditions cover every way in: a caller that rules out all of them reaches none.
+    fallbacks: tuple[FallbackPath, ...] = ()
 
     @property
     def falls_back(self) -> bool:
-        return self.fallback is not None
+        return bool(self.fallbacks)
+
+    @property
+    def fallback(self) -> FallbackPath | None:
+        return self.fallbacks[0] if self.fallbacks else None
 
 
 EMPTY_SUMMARY = Summary()

@@ -45,6 +45,10 @@ def test_json_names_function_backend_and_chain(project: Path) -> None:
         "path": MPS_OPS, "line": 54, "column": 14, "code": "device-indirect-fallback",
         "message": topk["message"], "function": "topk", "backend": "mps", "chain": ["topk", "sort"],
         "anchor": "fw._backends.mps.ops.sort()" if topk["anchor"].startswith("fw.") else topk["anchor"],
+        "condition": None,
+        "hops": [{"path": MPS_OPS, "line": 54, "column": 14, "function": "topk", "what": 'calls "sort()"'},
+                 {"path": MPS_OPS, "line": 49, "column": topk["hops"][1]["column"], "function": "sort",
+                  "what": '".to("cpu")"'}],
     }
     assert data["summary"]["functions_with_findings"] == len({f["function"] for f in data["findings"]})
 

@@ -1,0 +1,299 @@
+"""When a path is taken: conditions over a function's parameters, in disjunctive normal form.
+
+A fallback path in a summary carries the condition under which the function takes it, as far
+as the function's own ``if``/``assert``/early ``return`` tests can say it over its parameters:
+comparisons with literals and membership in literal tuples, ``is None``, the truth of a flag,
+dtype and device predicates of a tensor parameter (``a.dtype == float32``,
+``x.device.type == "npu"``), and calls of framework predicates (``_can_use_gpu(x)``, a chip
+test such as ``_use_soc_fallback("gather")``). A caller evaluates that condition with what it
+passes (literals, the callee's literal defaults, its own guards on the same values): a path
+whose condition is then false is not reached from that call.
+
+Soundness first: a test we cannot translate constrains nothing (the path counts as reached),
+and a condition that grows past a bound widens to "always". Nothing is ever negated after
+widening: an ``if`` test is translated into the pair (body condition, else condition) at once,
+each an over-approximation of its own. Only parameters the function never
+rebinds, and locals bound once to such a predicate, are subjects: their value is the same at
+every test of one call.
+
+Shapes (all hashable, so summaries stay comparable and cacheable):
+- a subject: ``("p", index, attrs)`` a parameter (``attrs``: ``("dtype",)``, ``("dim()",)``);
+  ``("g", dotted, attrs)`` a module-level name; ``("c", dotted, args)`` a call of a resolvable
+  function, each argument a subject or ``("lit", value)``;
+- a ``Test``: the subject's value is in (``positive``) or outside a set of literal values, or,
+  with ``values=None``, the subject is truthy (``positive``) or falsy;
+- a conjunction: a frozenset of tests; a ``Condition``: a frozenset of conjunctions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+__all__ = ["ALWAYS", "NEVER", "Condition", "Conjunction", "Sym", "Test", "conjoin", "disjoin", "params_in",
+           "render", "satisfiable", "substitute"]
+
+
+@dataclass(frozen=True, order=True)
+class Sym:
+    """A literal named in code rather than written out (``float32_dtype``), by dotted name."""
+
+    dotted: str
+
+    def __repr__(self) -> str:
+        return self.dotted.rpartition(".")[2]
+
+
+Subject = tuple  # see the module docstring
+Value = Union[str, int, float, bool, None, Sym]
+
+
+@dataclass(frozen=True)
+class Test:
+    subject: Subject
+    #: The literal values tested (``None`` for a truth test).
+    values: frozenset[Value] | None
+    positive: bool = True
+
+    def negated(self) -> Test:
+        return Test(self.subject, self.values, not self.positive)
+
+
+Conjunction = frozenset[Test]
+Condition = frozenset[Conjunction]
+
+ALWAYS: Condition = frozenset({frozenset()})
+NEVER: Condition = frozenset()
+
+#: Bounds: past them a condition widens (to ALWAYS), which only ever adds reached paths.
+_MAX_CONJUNCTIONS = 12
+_MAX_TESTS = 8
+_FALSY: frozenset[Value] = frozenset({None, False, 0, ""})
+
+
+def _bounded(condition: Condition) -> Condition:
+    if len(condition) > _MAX_CONJUNCTIONS or any(len(c) > _MAX_TESTS for c in condition):
+        return ALWAYS
+    if frozenset() in condition:  # one unconstrained way in: always
+        return ALWAYS
+    return condition
+
+
+def satisfiable(conjunction: Conjunction) -> bool:
+    """False when the tests of ``conjunction`` contradict each other on some subject."""
+    by_subject: dict[Subject, list[Test]] = {}
+    for test in conjunction:
+        by_subject.setdefault(test.subject, []).append(test)
+    for tests in by_subject.values():
+        if len(tests) > 1 and not _consistent(tests):
+            return False
+    return True
+
+
+def _consistent(tests: list[Test]) -> bool:
+    allowed: frozenset[Value] | None = None
+    excluded: set[Value] = set()
+    truth: set[bool] = set()
+    for test in tests:
+        if test.values is None:
+            truth.add(test.positive)
+        elif test.positive:
+            allowed = test.values if allowed is None else allowed & test.values
+        else:
+            excluded |= test.values
+    if len(truth) > 1:
+        return False
+    if allowed is not None:
+        allowed = frozenset(v for v in allowed if v not in excluded)
+        if not allowed:
+            return False
+        if any(isinstance(v, Sym) for v in allowed):  # a named value's truth is not known here
+            return True
+        if truth == {True} and all(_is_falsy(v) for v in allowed):
+            return False
+        if truth == {False} and not any(_is_falsy(v) for v in allowed):
+            return False
+    elif truth == {False} and _FALSY <= excluded:
+        return False
+    return True
+
+
+def _is_falsy(value: Value) -> bool:
+    return not isinstance(value, Sym) and not value
+
+
+def conjoin(left: Condition, right: Condition) -> Condition:
+    """Both hold: every pair of conjunctions merged, contradictions dropped."""
+    if left == ALWAYS:
+        return right
+    if right == ALWAYS:
+        return left
+    merged = {a | b for a in left for b in right}
+    return _bounded(frozenset(c for c in merged if satisfiable(c)))
+
+
+def disjoin(left: Condition, right: Condition) -> Condition:
+    if left == ALWAYS or right == ALWAYS:
+        return ALWAYS
+    if not left or left == right:
+        return right
+    if not right:
+        return left
+    return _bounded(_simplified(left | right))
+
+
+def _simplified(condition: Condition) -> Condition:
+    """Absorption (``A or A and B`` is ``A``) and resolution (``A and t or A and not t`` is
+    ``A``), to a fixpoint: equivalent, and short enough to print."""
+    current = set(condition)
+    changed = True
+    while changed and len(current) > 1:
+        changed = False
+        for a in list(current):
+            for b in list(current):
+                if a is b or a not in current or b not in current:
+                    continue
+                if a < b:
+                    current.discard(b)
+                    changed = True
+                elif len(a) == len(b):
+                    diff_a, diff_b = a - b, b - a
+                    if len(diff_a) == 1 and next(iter(diff_a)).negated() == next(iter(diff_b)):
+                        current.discard(a)
+                        current.discard(b)
+                        current.add(a & b)
+                        changed = True
+    return frozenset(current)
+
+
+# --- a callee's condition, seen from a call site -----------------------------------------
+
+#: How a call binds one callee parameter: ("lit", value), a caller subject, or absent (unknown).
+Binding = tuple
+
+
+def substitute(condition: Condition, bindings: dict[int, Binding]) -> Condition:
+    """``condition`` over the callee's parameters, rewritten over what the caller passes.
+
+    A test on a parameter bound to a literal is decided on the spot; a test on a parameter bound
+    to one of the caller's subjects becomes a test on that subject; a test we cannot rewrite
+    (an expression argument, an attribute of a literal) constrains nothing."""
+    result: set[Conjunction] = set()
+    for conjunction in condition:
+        rewritten: set[Test] = set()
+        for test in conjunction:
+            outcome = _substitute_test(test, bindings)
+            if outcome is False:
+                break
+            if isinstance(outcome, Test):
+                rewritten.add(outcome)
+        else:
+            if satisfiable(frozenset(rewritten)):
+                result.add(frozenset(rewritten))
+    return _bounded(frozenset(result))
+
+
+def _substitute_test(test: Test, bindings: dict[int, Binding]) -> Test | bool | None:
+    subject = _substitute_subject(test.subject, bindings)
+    if subject is None:
+        return None
+    if subject[0] == "lit":
+        value = subject[1]
+        if test.values is None:
+            return bool(value) == test.positive if not isinstance(value, Sym) else None
+        if isinstance(value, Sym) and not any(isinstance(v, Sym) for v in test.values):
+            return None
+        return (value in test.values) == test.positive
+    return Test(subject, test.values, test.positive)
+
+
+def _substitute_subject(subject: Subject, bindings: dict[int, Binding]) -> Subject | None:
+    kind = subject[0]
+    if kind == "p":
+        bound = bindings.get(subject[1])
+        if bound is None:
+            return None
+        if bound[0] == "lit":
+            return bound if not subject[2] else None
+        if bound[0] == "p" or bound[0] == "g":
+            return (bound[0], bound[1], bound[2] + subject[2])
+        return bound if not subject[2] else None
+    if kind == "c":
+        args = []
+        for arg in subject[2]:
+            if arg[0] == "lit":
+                args.append(arg)
+                continue
+            replaced = _substitute_subject(arg, bindings)
+            if replaced is None:
+                return None
+            args.append(replaced)
+        return ("c", subject[1], tuple(args))
+    return subject
+
+
+def params_in(condition: Condition) -> bool:
+    """The condition mentions a parameter (else it is about the chip, a global, or nothing)."""
+    return any(_mentions_param(t.subject) for c in condition for t in c)
+
+
+def _mentions_param(subject: Subject) -> bool:
+    if subject[0] == "p":
+        return True
+    if subject[0] == "c":
+        return any(arg[0] != "lit" and _mentions_param(arg) for arg in subject[2])
+    return False
+
+
+# --- text -------------------------------------------------------------------------------
+
+
+#: A condition longer than this is not printed: a finding stays one or two lines.
+_MAX_SHOWN_CONJUNCTIONS = 2
+_MAX_SHOWN_TESTS = 3
+
+
+def render(condition: Condition, names: tuple[str, ...]) -> str:
+    """``op is "argmax" or "argmin"``; ``not _can_use_gpu(a)``; "" when always (or too long to say)."""
+    if condition == ALWAYS or not condition:
+        return ""
+    condition = _simplified(condition)
+    if len(condition) > _MAX_SHOWN_CONJUNCTIONS or any(len(c) > _MAX_SHOWN_TESTS for c in condition) \
+            or frozenset() in condition:
+        return ""
+    parts = sorted(" and ".join(sorted(_render_test(t, names) for t in c)) for c in condition)
+    return "; or ".join(parts)
+
+
+def _render_test(test: Test, names: tuple[str, ...]) -> str:
+    subject = _render_subject(test.subject, names)
+    if test.values is None:
+        return subject if test.positive else f"not {subject}"
+    values = sorted(test.values, key=repr)
+    if values == [None]:
+        return f"{subject} is {'' if test.positive else 'not '}None"
+    shown = " or ".join(_render_value(v) for v in values)
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):  # a number: ==, !=
+        return f"{subject} {'==' if test.positive else '!='} {shown}" if len(values) == 1 else \
+            f"{subject} {'in' if test.positive else 'not in'} ({', '.join(map(repr, values))})"
+    return f"{subject} is {'' if test.positive else 'not '}{shown}"
+
+
+def _render_value(value: Value) -> str:
+    if isinstance(value, str):
+        return f'"{value}"'
+    return repr(value)
+
+
+def _render_subject(subject: Subject, names: tuple[str, ...]) -> str:
+    kind = subject[0]
+    if kind == "lit":
+        return _render_value(subject[1])
+    if kind == "p":
+        index = subject[1]
+        base = names[index] if 0 <= index < len(names) else f"arg{index}"
+        return ".".join((base, *subject[2]))
+    if kind == "g":
+        return ".".join((subject[1].rpartition(".")[2], *subject[2]))
+    args = ", ".join(_render_subject(a, names) for a in subject[2])
+    return f"{subject[1].rpartition('.')[2]}({args})"

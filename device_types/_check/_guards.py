@@ -1,0 +1,248 @@
+"""Reading a function's tests as conditions over its parameters (``_conditions``).
+
+``GuardReader.test(expr)`` gives the pair (condition when ``expr`` is true, condition when it is
+false); anything it cannot read is "unknown" on both sides, i.e. no constraint. Subjects are the
+parameters the function never rebinds, their attributes and no-argument methods
+(``a.dtype``, ``x.device.type``, ``t.dim()``), locals bound exactly once to such an expression
+(``use_gpu = _can_use_gpu(a)``), module-level names, and calls of resolvable functions on them
+(``_can_use_gpu(x)``, ``_use_soc_fallback("dot")``, ``isinstance(key, Tensor)``).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Callable
+
+from ._conditions import ALWAYS, Condition, Subject, Sym, Test, conjoin, disjoin
+from ._project import FunctionInfo
+
+__all__ = ["GuardReader", "parameter_names"]
+
+_BUILTINS = frozenset(dir(builtins))
+_LITERAL_TYPES = (str, int, float, bool, type(None))
+_UNKNOWN: tuple[Condition, Condition] = (ALWAYS, ALWAYS)
+
+
+def parameter_names(info: FunctionInfo) -> tuple[str, ...]:
+    """Every parameter by its index in conditions: positional, the ``*args`` slot, keyword-only."""
+    return (*info.params, info.vararg or "*args", *info.kwonly)
+
+
+class GuardReader:
+    def __init__(self, info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef,
+                 resolve: Callable[[ast.expr], str | None]) -> None:
+        self.info = info
+        self._resolve = resolve
+        stores, self._single = _bindings(node)
+        names = parameter_names(info)
+        self._params = {name: i for i, name in enumerate(names) if stores.get(name, 0) == 0 and name != "*args"}
+        self._locals = set(stores) | set(names)
+        self._depth = 0
+
+    # --- subjects and literals -------------------------------------------------------------
+
+    def subject(self, expr: ast.expr) -> Subject | None:
+        if self._depth > 6:
+            return None
+        self._depth += 1
+        try:
+            return self._subject(expr)
+        finally:
+            self._depth -= 1
+
+    def _subject(self, expr: ast.expr) -> Subject | None:
+        if isinstance(expr, ast.Name):
+            if expr.id in self._params:
+                return ("p", self._params[expr.id], ())
+            if expr.id in self._single:
+                return self.subject(self._single[expr.id])
+            if expr.id in self._locals or expr.id in _BUILTINS:
+                return None
+            return ("g", self._resolve(expr) or f"{self.info.module}.{expr.id}", ())
+        if isinstance(expr, ast.Attribute):
+            base = self.subject(expr.value)
+            if base is None or base[0] not in ("p", "g"):
+                return None
+            return (base[0], base[1], (*base[2], expr.attr))
+        if isinstance(expr, ast.Call) and not expr.keywords:
+            func = expr.func
+            if isinstance(func, ast.Attribute) and not expr.args:  # a.dim(), t.is_contiguous()
+                base = self.subject(func.value)
+                if base is not None and base[0] in ("p", "g"):
+                    return (base[0], base[1], (*base[2], f"{func.attr}()"))
+            dotted = self._callee(func)
+            if dotted is None:
+                return None
+            args: list[Subject] = []
+            for arg in expr.args:
+                literal = self.literal(arg)
+                if literal is not None:
+                    args.append(("lit", literal[0]))
+                    continue
+                inner = self.subject(arg)
+                if inner is None or inner[0] == "c":  # predicates of values, not of computations
+                    return None
+                args.append(inner)
+            return ("c", dotted, tuple(args))
+        return None
+
+    def _callee(self, func: ast.expr) -> str | None:
+        if isinstance(func, ast.Name) and func.id in _BUILTINS and func.id not in self._locals:
+            return f"builtins.{func.id}"
+        if isinstance(func, ast.Name) and func.id in self._locals:
+            return None
+        if isinstance(func, (ast.Name, ast.Attribute)):
+            return self._resolve(func)
+        return None
+
+    def literal(self, expr: ast.expr) -> tuple[object] | None:
+        """``(value,)`` for a literal: a constant, a module-level name (as ``Sym``), or a tuple of them."""
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, _LITERAL_TYPES):
+            return (expr.value,)
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub) and isinstance(expr.operand, ast.Constant) \
+                and isinstance(expr.operand.value, (int, float)) and not isinstance(expr.operand.value, bool):
+            return (-expr.operand.value,)
+        if isinstance(expr, (ast.Tuple, ast.List, ast.Set)):
+            items = [self.literal(e) for e in expr.elts]
+            return None if any(i is None for i in items) else (tuple(i[0] for i in items),)  # type: ignore[index]
+        if isinstance(expr, (ast.Name, ast.Attribute)) and self._is_global(expr):
+            dotted = self._resolve(expr)
+            if dotted is None and isinstance(expr, ast.Name):
+                dotted = f"{self.info.module}.{expr.id}"
+            return (Sym(dotted),) if dotted is not None else None
+        return None
+
+    def _is_global(self, expr: ast.expr) -> bool:
+        while isinstance(expr, ast.Attribute):
+            expr = expr.value
+        return isinstance(expr, ast.Name) and expr.id not in self._locals and expr.id not in _BUILTINS
+
+    def _values(self, expr: ast.expr) -> frozenset | None:
+        literal = self.literal(expr)
+        if literal is None or not isinstance(literal[0], tuple):
+            return None
+        values = literal[0]
+        return frozenset(values) if all(not isinstance(v, tuple) for v in values) else None
+
+    # --- tests -----------------------------------------------------------------------------
+
+    def test(self, expr: ast.expr) -> tuple[Condition, Condition]:
+        """(condition when ``expr`` is true, condition when it is false)."""
+        try:
+            return self._test(expr)
+        except (RecursionError, TypeError):  # unhashable oddities: unknown, never a crash
+            return _UNKNOWN
+
+    def _test(self, expr: ast.expr) -> tuple[Condition, Condition]:
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+            when_true, when_false = self._test(expr.operand)
+            return when_false, when_true
+        if isinstance(expr, ast.BoolOp):
+            parts = [self._test(v) for v in expr.values]
+            if isinstance(expr.op, ast.And):
+                true, false = ALWAYS, frozenset()
+                for t, f in parts:
+                    true, false = conjoin(true, t), disjoin(false, f)
+                return true, false
+            true, false = frozenset(), ALWAYS
+            for t, f in parts:
+                true, false = disjoin(true, t), conjoin(false, f)
+            return true, false
+        if isinstance(expr, ast.Compare):
+            return self._compare(expr)
+        if isinstance(expr, ast.Constant):
+            return _UNKNOWN
+        subject = self.subject(expr)
+        if subject is None:
+            return _UNKNOWN
+        return _pair(Test(subject, None, True))
+
+    def _compare(self, expr: ast.Compare) -> tuple[Condition, Condition]:
+        if len(expr.ops) != 1:
+            return _UNKNOWN
+        op, left, right = expr.ops[0], expr.left, expr.comparators[0]
+        if isinstance(op, (ast.In, ast.NotIn)):
+            subject, values = self.subject(left), self._values(right)
+            if subject is None or values is None:
+                return _UNKNOWN
+            return _pair(Test(subject, values, isinstance(op, ast.In)))
+        if not isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)):
+            return _UNKNOWN
+        subject, literal = self.subject(left), self.literal(right)
+        if subject is None or literal is None or (subject[0] == "g" and self._param_based(right)):
+            subject, literal = self.subject(right), self.literal(left)
+        if subject is None or literal is None or isinstance(literal[0], tuple):
+            return _UNKNOWN
+        return _pair(Test(subject, frozenset({literal[0]}), isinstance(op, (ast.Eq, ast.Is))))
+
+    def _param_based(self, expr: ast.expr) -> bool:
+        subject = self.subject(expr)
+        return subject is not None and subject[0] == "p"
+
+
+def _pair(test: Test) -> tuple[Condition, Condition]:
+    return frozenset({frozenset({test})}), frozenset({frozenset({test.negated()})})
+
+
+def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, int], dict[str, ast.expr]]:
+    """How often each name is bound by the function's own statements (nested defs excluded),
+    and the locals bound once by a plain ``name = expr`` outside loops (their value is ``expr``'s).
+
+    Only statements are visited (cheap): comprehension variables do not leak in Python 3, and a
+    walrus that rebinds a parameter inside an expression is not seen (documented limit)."""
+    counts: dict[str, int] = {}
+    once: dict[str, ast.expr] = {}
+
+    def bind(target: ast.AST | None, weight: int = 1) -> None:
+        if isinstance(target, ast.Name):
+            counts[target.id] = counts.get(target.id, 0) + weight
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                bind(element, weight)
+        elif isinstance(target, ast.Starred):
+            bind(target.value, weight)
+
+    pending: list[tuple[ast.stmt, bool]] = [(stmt, False) for stmt in node.body]
+    while pending:
+        stmt, in_loop = pending.pop()
+        if isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                bind(target)
+            if not in_loop and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                once[stmt.targets[0].id] = stmt.value
+        elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
+            bind(stmt.target, 2 if isinstance(stmt, ast.AugAssign) else 1)
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            bind(stmt.target, 2)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                bind(item.optional_vars, 2)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            counts[stmt.name] = counts.get(stmt.name, 0) + 2
+            continue
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            for alias in stmt.names:
+                name = (alias.asname or alias.name).partition(".")[0]
+                counts[name] = counts.get(name, 0) + 2
+        elif isinstance(stmt, (ast.Global, ast.Nonlocal)):
+            for name in stmt.names:
+                counts[name] = counts.get(name, 0) + 2
+        elif isinstance(stmt, ast.Delete):
+            for target in stmt.targets:
+                bind(target, 2)
+        elif isinstance(stmt, ast.Match):
+            for case in stmt.cases:
+                for sub in ast.walk(case.pattern):
+                    name = getattr(sub, "name", None)
+                    if isinstance(name, str):
+                        counts[name] = counts.get(name, 0) + 2
+                pending.extend((s, in_loop) for s in case.body)
+        loop = in_loop or isinstance(stmt, (ast.For, ast.AsyncFor, ast.While))
+        for field in ("body", "orelse", "finalbody"):
+            pending.extend((s, loop) for s in getattr(stmt, field, ()) or ())
+        for handler in getattr(stmt, "handlers", ()) or ():
+            if handler.name:
+                counts[handler.name] = counts.get(handler.name, 0) + 2
+            pending.extend((s, loop) for s in handler.body)
+    return counts, {name: value for name, value in once.items() if counts.get(name) == 1}
