@@ -25,8 +25,9 @@ SOURCE = "device-types"
 #: ``device-types explain CODE`` prints in a terminal.
 DOCS_URI = "https://github.com/device-types/device-types/blob/main/docs/errors.md"
 
-#: (path, line, qualified name) of one function on a finding's chain.
-Hop = tuple[str, int, str]
+#: (path, line, column in UTF-8 bytes, function, what happens there) of one step of a chain:
+#: a call of the next function, or (last) the root.
+Hop = tuple[str, int, int, str, str]
 
 
 def code_uri(code: str) -> str:
@@ -67,12 +68,11 @@ def finding_diagnostic(finding: Finding, lines: Sequence[str], hops: Sequence[Ho
                        uri_of: Callable[[str], str]) -> types.Diagnostic:
     """One finding; its chain as related information, one entry per function on it."""
     related = []
-    for index, (path, line, qualname) in enumerate(hops):
-        role = "here" if index == 0 else ("the root" if index == len(hops) - 1 else "calls")
+    for index, (path, line, column, function, what) in enumerate(hops):
+        role = " (the root)" if index == len(hops) - 1 and len(hops) > 1 else ""
+        at = types.Position(max(line - 1, 0), 0)
         related.append(types.DiagnosticRelatedInformation(
-            types.Location(uri_of(path), types.Range(types.Position(max(line - 1, 0), 0),
-                                                     types.Position(max(line - 1, 0), 0))),
-            f"{index + 1}. {qualname} ({role})"))
+            types.Location(uri_of(path), types.Range(at, at)), f"{index + 1}. {function}: {what}{role}"))
     return types.Diagnostic(
         range=line_range(lines, finding.line, finding.column, encoding),
         message=finding.message,
@@ -108,12 +108,11 @@ class ChainIndex:
                 self.by_qualname.setdefault(qualname, []).append(module)
 
     def hops(self, finding: Finding) -> list[Hop]:
-        """Where each function of the chain is defined: the finding's ``hops`` when the engine
-        gives them, else looked up by name, nearest module first."""
+        """Each step of the chain, as the engine gives it (``Finding.hops``); for a finding
+        without them (an older engine), each function's def, looked up by name."""
         given = getattr(finding, "hops", None)
         if given:
-            return [(h.path if hasattr(h, "path") else h[0], h.line if hasattr(h, "line") else h[1],
-                     h.function if hasattr(h, "function") else h[2]) for h in given]
+            return [(h.path, h.line, h.column, h.function, h.what) for h in given]
         hops: list[Hop] = []
         here = self.by_path.get(finding.path)
         for index, qualname in enumerate(finding.chain):
@@ -122,7 +121,7 @@ class ChainIndex:
             info = self._locate(qualname, here) if index else here.functions.get(qualname)
             if info is None:
                 break
-            hops.append((info.path, info.line, f"{info.module}.{info.qualname}"))
+            hops.append((info.path, info.line, 0, info.qualname, "defined here"))
             here = next((m for m in self.by_qualname.get(qualname, []) if m.name == info.module), here)
         return hops
 
@@ -146,13 +145,17 @@ def summary_text(info: FunctionInfo, summary: Summary | None, is_backend: bool, 
     if summary is None:
         return f"{head}\n\nnot analysed yet"
     parts: list[str] = []
-    path = summary.fallback
-    if path is not None:
+    paths = tuple(getattr(summary, "fallbacks", ()) or ((summary.fallback,) if summary.fallback else ()))
+    for path in paths[:3]:
         verb = "reads back to the host" if path.code == _codes.READBACK.name else "computes on the host"
         where = f"line {path.line}" if os.path.abspath(path.path) == os.path.abspath(info.path) else \
             f"{os.path.basename(path.path)}:{path.line}"
         through = f", through {' -> '.join(c.rpartition('.')[2] for c in path.chain)}" if len(path.chain) > 1 else ""
-        parts.append(f"{verb} ({where}: {path.what}{through}) [`{path.code}`]")
+        when = _when(path, info)
+        parts.append(f"{verb} ({where}: {path.what}{through}){' when ' + when if when else ''} [`{path.code}`]")
+    if len(paths) > 3:
+        parts.append(f"and {len(paths) - 3} more way{'s' if len(paths) > 4 else ''} to the host")
+    path = paths[0] if paths else None
     params = info.params
     def named(indices: frozenset[int]) -> str:
         return ", ".join(f"`{params[i]}`" if 0 <= i < len(params) else f"#{i}" for i in sorted(indices))
@@ -172,3 +175,16 @@ def summary_text(info: FunctionInfo, summary: Summary | None, is_backend: bool, 
     elif path is None and is_backend:
         parts.insert(0, "stays on the device (no fallback)")
     return head + "\n\n" + "; ".join(parts)
+
+
+def _when(path: object, info: FunctionInfo) -> str:
+    """When the path is taken, over the function's parameters ("" always, or when the engine
+    has no conditions)."""
+    condition = getattr(path, "when", None)
+    if condition is None:
+        return ""
+    try:
+        from .._check._conditions import render
+    except ImportError:  # an engine without conditioned summaries
+        return ""
+    return render(condition, info.params)

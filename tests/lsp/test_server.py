@@ -73,7 +73,7 @@ def test_open_publishes_the_checks_finding_with_code_link_and_chain(server: LspC
     assert relu["message"].startswith('"relu" reads tensor data to the host with "to_numpy(a)"')
     assert relu["codeDescription"]["href"].endswith("docs/errors.md#device-readback")
     assert relu["source"] == "device-types" and relu["severity"] == 1
-    assert [r["message"] for r in relu["relatedInformation"]] == ["1. fw._backends.mps.ops.relu (here)"]
+    assert [r["message"] for r in relu["relatedInformation"]] == ['1. relu: "to_numpy(a)"']
     assert server_findings(server, project) == cli_findings(project)
 
 
@@ -89,8 +89,8 @@ def test_an_edit_of_a_helper_republishes_its_callers_in_another_file(server: Lsp
     hops = [(r["location"]["uri"], r["location"]["range"]["start"]["line"] + 1, r["message"])
             for r in indirect["relatedInformation"]]
     assert hops == [
-        (uri(project / OPS), 15, "1. fw._backends.mps.ops.topk (here)"),
-        (uri(project / SORTING_PY), 6, "2. fw._backends.mps.sorting.sort (the root)"),
+        (uri(project / OPS), 16, '1. topk: calls "sort()"'),
+        (uri(project / SORTING_PY), 7, '2. sort: "to_numpy(a)" (the root)'),
     ]
     # the same engine: the CLI on the edited tree says the same
     (project / SORTING_PY).write_text(HOST_SORTING, encoding="utf-8")
@@ -140,7 +140,7 @@ def test_code_actions_silence_baseline_and_open_the_root(project: Path) -> None:
         assert titles == [
             f"Silence {INDIRECT} on this line (# device-types: ignore[{INDIRECT}])",
             "Add this finding to the baseline (baseline.json)",
-            "Open the chain's root (fw/_backends/mps/sorting.py:6)",
+            "Open the chain's root (fw/_backends/mps/sorting.py:7)",
         ]
         silence, baseline, root = actions
         [edit] = silence["edit"]["changes"][uri(project / OPS)]
@@ -150,7 +150,7 @@ def test_code_actions_silence_baseline_and_open_the_root(project: Path) -> None:
         client.request("workspace/executeCommand", {"command": root["command"]["command"],
                                                     "arguments": root["command"]["arguments"]})
         assert client.show_document[-1]["uri"] == uri(project / SORTING_PY)
-        assert client.show_document[-1]["selection"]["start"]["line"] == 5
+        assert client.show_document[-1]["selection"]["start"]["line"] == 6
         # the baseline: the entry is written and the finding is gone
         client.request("workspace/executeCommand", {"command": baseline["command"]["command"],
                                                     "arguments": baseline["command"]["arguments"]})
@@ -278,3 +278,20 @@ def test_a_new_file_opened_is_checked(server: LspClient, project: Path) -> None:
     server.open(new)
     server.wait_runs(2)
     assert codes(server.diagnostics_of(new)) == [(5, READBACK)]
+
+
+def test_hover_says_when_a_helper_falls_back(project: Path) -> None:
+    (project / SORTING_PY).write_text(SORTING.replace("def sort(a):\n    return a.sort()", (
+        'def sort(a, op):\n    if op == "host":\n'
+        "        return from_numpy(np.sort(to_numpy(a)), a.dtype, a.device)\n    return a.sort()")), encoding="utf-8")
+    client = LspClient(project)
+    try:
+        client.initialize(project)
+        client.wait_runs(1)
+        hover = client.request("textDocument/hover", {"textDocument": {"uri": uri(project / OPS)},
+                                                      "position": {"line": 15, "character": 22}})
+        assert hover["contents"]["value"] == (
+            "**device-types:** `sort` (`fw/_backends/mps/sorting.py:6`)\n\n"
+            'reads back to the host (line 8: "to_numpy(a)") when op is "host" [`device-readback`]')
+    finally:
+        assert client.close() == 0
