@@ -19,13 +19,7 @@ from ._findings import Finding, findings_for
 from ._project import FunctionInfo, Module, Project, SourceProblem, discover, gc_paused, module_name_for
 from ._solver import Analysis, BackendMap, FunctionRecord, Key
 
-__all__ = ["CheckSession", "SessionRun", "check_settings"]
-
-
-def check_settings(config: Config) -> tuple[object, ...]:
-    """What the facts depend on besides the sources (the cache's fingerprint; as ``check_paths``)."""
-    return (sorted(config.backends.items()), config.check.cpu_backends, config.check.readbacks,
-            config.check.uploads)
+__all__ = ["CheckSession", "SessionRun"]
 
 
 @dataclass
@@ -50,7 +44,7 @@ class CheckSession:
         self.root = os.path.abspath(root)
         self.config = config
         self.overlay: dict[str, bytes] = {}
-        self._fingerprint = _cache.fingerprint(check_settings(config))
+        self._fingerprint = _cache.fingerprint(_cache.check_settings(config))
         self._disk = _cache.load(self.root, self._fingerprint) if use_disk_cache else _cache.CacheData(self._fingerprint)
         self.modules: dict[str, Module] = dict(self._disk.modules)
         self.records: dict[Key, FunctionRecord] = dict(self._disk.records)

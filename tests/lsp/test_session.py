@@ -101,3 +101,17 @@ def test_only_the_edited_function_is_walked(tree: Path) -> None:
     module = session.project.modules["fw._backends.mps.kernels"]
     assert module.tree is before  # the new def took the old one's place: the file was not parsed again
     assert (module.nodes or {})["Kernels.mean"].body[0].value.keywords[0].arg == "dim"
+
+
+def test_the_cache_fingerprint_is_the_same_in_every_process(project: Path) -> None:
+    """Sets in the settings (the host vocabulary) print in an order that changes with each
+    process's string hashing; the fingerprint must not, or the cache never hits."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from device_types._config import load_config; from device_types._check import _cache; "
+            "print(_cache.fingerprint(_cache.check_settings(load_config(sys.argv[1]))))")
+    prints = {subprocess.run([sys.executable, "-c", code, str(project / "pyproject.toml")], capture_output=True,
+                             text=True, env={**os.environ, "PYTHONHASHSEED": seed}, check=True).stdout
+              for seed in ("1", "2", "3")}
+    assert len(prints) == 1
