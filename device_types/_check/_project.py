@@ -128,12 +128,15 @@ def gc_paused() -> Iterator[None]:
     A run allocates millions of objects that live until it ends (syntax trees, facts,
     summaries) and makes almost no reference cycles; the collector would re-scan the growing
     heap again and again for nothing: half of a cold run's CPU time on candle's backends
-    (benchmarks/lsp_bench.py). Reference counting still frees everything else."""
+    (benchmarks/lsp_bench.py). Reference counting still frees everything else. At the end
+    what the run made is frozen (``gc.freeze``) before the collector is back on: else its
+    first pass would scan all of it once more (0.5-0.7 s on candle), for the same nothing."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        gc.freeze()
         if enabled:
             gc.enable()
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import ast
-import gc
 import json
 import logging
 import os
@@ -174,9 +173,6 @@ class DeviceTypesServer(LanguageServer):
         with gc_paused():
             run = self._run_check(session, texts)
             diagnostics = self._check_diagnostics(session, run)
-        # what the session keeps lives long and has no cycles: out of the collector's scans
-        # (a full scan of it costs more than an edit's whole run)
-        gc.freeze()
         return run, diagnostics, time.thread_time() - started
 
     def _run_check(self, session: CheckSession, texts: dict[str, str]) -> SessionRun:
