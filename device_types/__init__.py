@@ -4,7 +4,10 @@
 gradual. Statically ``Tensor`` is torch's own ``Tensor`` made device-generic by the
 overlay (``device-types stubs install``); at run time it is a stand-in whose
 ``Tensor[MPS]`` is ``Annotated[torch.Tensor, MPS]`` and whose ``isinstance`` is torch's.
-Importing this package does not import torch.
+Importing this package does not import torch, and it works without torch installed
+(``pip install device-types`` brings the check and the audit alone): ``Tensor[MPS]`` then
+is ``Annotated[Tensor, MPS]`` over the stand-in and ``isinstance`` is False (see
+``_runtime_tensor``).
 """
 
 from typing import TYPE_CHECKING

@@ -1,32 +1,37 @@
-"""``device-types``: the console command (overlay, coverage, audit).
+"""``device-types``: the one command line (argparse sub-commands).
 
-Each sub-command lives in its own module and is imported only when asked for, so
-``device-types audit`` never pays for importing torch.
+Every sub-command's options are declared here, with the same ``--format``, ``--output`` and
+``--config`` where they apply and the same exit status (0 clean, 1 findings, 2 usage or
+analysis error: one line, never a traceback). Each command runs from its own module,
+imported only when asked for: ``check``, ``audit`` and ``explain`` import neither torch nor
+mypy, and ``stubs`` / ``coverage`` come from the overlay package (``device_types_stubs``).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
+from typing import Any
 
-USAGE = """usage: device-types <command> [options]
+from . import _codes
+from ._config import BACKEND_DEVICES
+from ._report import FORMATS
 
-commands:
-  stubs install    generate the device-generic torch overlay from the installed torch
-                   and install it into this environment's site-packages
-  stubs check      say in one line whether the installed overlay matches torch (exit 1 if not)
-  stubs uninstall  remove the overlay
-  coverage         report which torch ops have device-generic signatures
-  check            find CPU fallbacks in backend code as it is (untyped, no mypy needed)
-  audit            check kernel TODO markers against docs/known-kernel-issues.md
-  lsp              language server (stdio) for editors: check and audit findings live
+__all__ = ["main", "build_parser", "UsageError", "emit"]
 
-Run 'device-types <command> --help' for a command's options."""
+PROG = "device-types"
+EXIT_STATUS = "exit status: 0 clean, 1 findings, 2 usage, configuration or analysis error."
+DEFAULT_BACKENDS = f"*._backends.{{{','.join(BACKEND_DEVICES)}}}"
+
+
+class UsageError(Exception):
+    """Bad input the command cannot run on; ``str()`` is the one line shown (exit 2)."""
 
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        return _dispatch(sys.argv[1:] if argv is None else argv)
+        return _main(sys.argv[1:] if argv is None else argv)
     except BrokenPipeError:
         # `device-types check | head`: the reader left; stop quietly, as Unix tools do
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -34,33 +39,180 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
-def _dispatch(args: list[str]) -> int:
-    if not args or args[0] in {"-h", "--help"}:
-        print(USAGE)
-        return 0 if args else 2
-    command, rest = args[0], args[1:]
-    if command == "stubs":
-        from device_types_stubs.cli import main as stubs_main
+def _main(argv: list[str]) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (2), already printed by argparse
+        return exc.code if isinstance(exc.code, int) else 2
+    handler: Any = args.handler
+    result: int = handler(args)
+    return result
 
-        return stubs_main(rest)
-    if command == "coverage":
-        from device_types_stubs.coverage import main as coverage_main
 
-        return coverage_main(rest)
-    if command == "check":
-        from device_types._check import main as check_main
+def emit(text: str, output: str | None) -> None:
+    """The report on stdout, or into ``--output FILE``."""
+    if output is None:
+        print(text)
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as stream:
+            stream.write(text + "\n")
+    except OSError as exc:
+        raise UsageError(f"--output {output!r}: {exc.strerror or exc}") from None
 
-        return check_main(rest)
-    if command == "lsp":
-        from device_types._lsp import main as lsp_main
 
-        return lsp_main(rest)
-    if command == "audit":
-        from device_types._audit import main as audit_main
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Keep GPU/NPU backend code on its device: find CPU fallbacks, check kernel "
+        "markers against the known-issues table, and manage the device-generic torch overlay.",
+        epilog=f"{EXIT_STATUS} Run '{PROG} COMMAND --help' for a command's options.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    _check_parser(sub)
+    _audit_parser(sub)
+    _explain_parser(sub)
+    _stubs_parser(sub)
+    _coverage_parser(sub)
+    _lsp_parser(sub)
+    return parser
 
-        return audit_main(rest)
-    print(f"device-types: unknown command {command!r}\n\n{USAGE}", file=sys.stderr)
+
+def _lsp_parser(sub: Any) -> None:
+    from ._lsp import configure
+
+    configure(sub.add_parser("lsp", help="language server (stdio) for editors: the check's and the audit's findings live"))
+
+
+def _report_options(parser: argparse.ArgumentParser, config_help: str) -> None:
+    parser.add_argument("--format", choices=FORMATS, default="text",
+                        help="text: 'path:line: message [code]' lines and a summary (default); json: one object "
+                        "for tools; sarif: SARIF 2.1.0 for code scanning; github: workflow annotations")
+    parser.add_argument("--output", metavar="FILE", help="write the report to FILE (the summary line still goes to stdout)")
+    parser.add_argument("--config", metavar="FILE", help=config_help)
+
+
+def _check_parser(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "check", help="find CPU fallbacks in backend code as it is (untyped, no mypy needed)",
+        description=(
+            "Find CPU fallbacks in GPU/NPU backend code as it is (untyped, any tensor class): "
+            "readbacks of device data computed on the host, host-built results uploaded, writes "
+            "through host views, CPU-backend calls, and calls of backend functions that do any of "
+            f"these. Backends come from [tool.device_types] backends; without it, every {DEFAULT_BACKENDS} "
+            "package is one."),
+        epilog=f"{EXIT_STATUS} See docs/untyped-backends.md.")
+    parser.add_argument("paths", nargs="*", metavar="PATH",
+                        help="files or directories to report on (imports inside the project are followed); default: .")
+    _report_options(parser, "pyproject.toml, mypy.ini or setup.cfg with the device_types section "
+                            "(default: the first one in the current directory)")
+    parser.add_argument("--enable", action="append", default=[], metavar="CODE",
+                        help="turn on an opt-in code (device-host-sync)")
+    parser.add_argument("--disable", action="append", default=[], metavar="CODE", help="turn a code off")
+    parser.add_argument("--baseline", metavar="FILE",
+                        help="report only findings not in FILE, and list the entries of FILE that are fixed")
+    parser.add_argument("--write-baseline", metavar="FILE", help="write every current finding to FILE and exit 0")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="do not read or write .device_types_cache/ (a cold run)")
+    parser.add_argument("--inventory", choices=("markdown", "json"),
+                        help="per backend and op: the fallbacks found, against the known-issues table")
+    parser.set_defaults(handler=_run_check)
+
+
+def _audit_parser(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "audit", help="check kernel TODO markers against docs/known-kernel-issues.md",
+        description=(
+            "Check that every '# TODO: re-enable native kernel when <platform> fixes <issue>' "
+            "marker in the backend code has an open row in the known-issues table, and that "
+            "every open row still has its marker, guard and composite workaround. Tables and "
+            "markers are read as teams write them (one table per chip, their own column names "
+            "and wording); --strict asks for the policy's exact form and --fix converges on it. "
+            "Configuration: [tool.device_types] backends, known_issues, platforms, "
+            "default_backend, strict; without backends, every "
+            f"{DEFAULT_BACKENDS.replace('.', '/')} directory under the root is one."),
+        epilog=f"{EXIT_STATUS} See docs/audit.md.")
+    parser.add_argument("--root", default=".", metavar="DIR",
+                        help="project root holding the configuration and docs (default: the current directory)")
+    _report_options(parser, "pyproject.toml, mypy.ini or setup.cfg with the device_types section "
+                            "(default: the first one in the root)")
+    parser.add_argument("--strict", action="store_true",
+                        help="also demand the policy's exact column names, Backend and Status columns, status and "
+                        "marker wording (as 'strict = true' in [tool.device_types] does)")
+    parser.add_argument("--fix", action="store_true",
+                        help="print a unified diff of the mechanical fixes: policy column names, Backend and Status "
+                        "columns from what was inferred, status and marker wording (exit 1 if there is one)")
+    parser.add_argument("--write", action="store_true", help="with --fix: write the fixes instead of printing them")
+    parser.set_defaults(handler=_run_audit)
+
+
+def _explain_parser(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "explain", help="what a finding code means, with a bad and a good example",
+        description="Print a code's entry in the code registry: what it means, which tools report it, whether "
+        "it is on by default, its message and a bad and a good example. Without CODE: every code, one a line.",
+        epilog="exit status: 0, or 2 for a code that does not exist.")
+    parser.add_argument("code", nargs="?", metavar="CODE", help="e.g. device-readback or audit-orphan-row")
+    parser.set_defaults(handler=_run_explain)
+
+
+def _stubs_parser(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "stubs", help="install | check | uninstall | path: the device-generic torch overlay",
+        description="Manage the device-generic torch overlay (needs torch installed).")
+    try:
+        from device_types_stubs.cli import configure
+    except ImportError:  # installed without the overlay
+        parser.add_argument("rest", nargs=argparse.REMAINDER)
+        parser.set_defaults(handler=_without_overlay)
+        return
+    configure(parser)
+
+
+def _coverage_parser(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "coverage", help="report which torch ops have device-generic signatures",
+        description="Report which torch ops have device-generic signatures in the overlay.",
+        epilog="exit status: 0 at or above the coverage target, 1 below it, 2 when torch cannot be read.")
+    try:
+        from device_types_stubs.cli import configure_coverage as configure
+    except ImportError:
+        parser.add_argument("rest", nargs=argparse.REMAINDER)
+        parser.set_defaults(handler=_without_overlay)
+        return
+    configure(parser)
+
+
+def _without_overlay(args: argparse.Namespace) -> int:
+    print(f"{PROG} {args.command}: error: the overlay generator (device_types_stubs) is not installed",
+          file=sys.stderr)
     return 2
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    from ._check._cli import run
+
+    return run(args)
+
+
+def _run_audit(args: argparse.Namespace) -> int:
+    from ._audit._cli import run
+
+    return run(args)
+
+
+def _run_explain(args: argparse.Namespace) -> int:
+    if args.code is None:
+        width = max(len(c.name) for c in _codes.ALL)
+        for code in _codes.ALL:
+            print(f"{code.name:<{width}}  {code.summary}")
+        return 0
+    entry = _codes.lookup(args.code)
+    if entry is None:
+        print(f"{PROG} explain: error: unknown code {args.code!r}; '{PROG} explain' lists every code",
+              file=sys.stderr)
+        return 2
+    print(_codes.explain(entry))
+    return 0
 
 
 if __name__ == "__main__":

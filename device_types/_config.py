@@ -11,9 +11,11 @@ from __future__ import annotations
 import configparser
 import os
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from . import _codes
 from ._devices import DEVICE_BY_TYPE
 from ._vocabulary import BUILTIN as BUILTIN_VOCABULARY
 from ._vocabulary import HostVocabulary, VocabularyError
@@ -24,7 +26,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["CheckConfig", "Config", "ConfigError", "INI_FILES", "load_config", "find_config"]
+__all__ = ["CheckConfig", "Config", "ConfigError", "INI_FILES", "load_config", "find_config", "default_backend_device",
+           "infer_backends", "load_config_option"]
 
 SECTION: Final = "device_types"
 DEFAULT_KNOWN_ISSUES: Final = "docs/known-kernel-issues.md"
@@ -32,12 +35,33 @@ DEFAULT_KNOWN_ISSUES: Final = "docs/known-kernel-issues.md"
 INI_FILES: Final = ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg")
 #: Device types a backend may be mapped to (the host is never a backend).
 BACKEND_DEVICES: Final = tuple(sorted(t for t in DEVICE_BY_TYPE if t != "cpu"))
+#: Without configured backends, the package ``<anything>._backends.<device>`` (the directory
+#: ``<anything>/_backends/<device>/``) is the backend of ``<device>``, for every backend device.
+#: One rule for the check (module names) and the audit (directories).
+BACKENDS_PACKAGE: Final = "_backends"
 KNOWN_KEYS: Final = frozenset({"backends", "known_issues", "platforms", "default_backend", "strict", "check"})
 #: Keys of ``[tool.device_types.check]`` (``[device_types.check]`` in INI files).
 CHECK_KEYS: Final = frozenset({"cpu_backends", "readbacks", "uploads", "enable", "disable", "baseline", "vocabulary"})
 #: Keys whose INI value is a mapping written ``name = value`` (commas or new lines).
 _INI_MAPPINGS: Final = {"backends": "module.prefix = device", "platforms": "platform name = device"}
 _INI_BOOLEANS: Final = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
+
+
+def default_backend_device(parent: str, name: str) -> str | None:
+    """The device of package ``name`` inside package ``parent`` when no backends are configured."""
+    return name if parent == BACKENDS_PACKAGE and name in BACKEND_DEVICES else None
+
+
+def infer_backends(module_names: Iterable[str]) -> dict[str, str]:
+    """Backends of these modules by :func:`default_backend_device`: module prefix -> device."""
+    found: dict[str, str] = {}
+    for name in module_names:
+        parts = name.split(".")
+        for i in range(1, len(parts)):
+            device = default_backend_device(parts[i - 1], parts[i])
+            if device is not None:
+                found[".".join(parts[: i + 1])] = device
+    return found
 
 
 class ConfigError(Exception):
@@ -99,6 +123,14 @@ def find_config(directory: str = ".") -> str | None:
         if os.path.isfile(path) and _has_section(path):
             return path
     return None
+
+
+def load_config_option(option: str | None, directory: str) -> Config:
+    """The configuration of ``--config FILE``, or else of the first config file in ``directory``."""
+    if option is not None and not os.path.isfile(option):
+        raise ConfigError(f"--config {option!r}: no such file")
+    found = option if option is not None else find_config(directory)
+    return load_config(os.path.normpath(found) if found is not None else None)
 
 
 def load_config(path: str | None) -> Config:
@@ -276,7 +308,7 @@ def _validate_check(raw: Any, path: str, where: str) -> CheckConfig:
         for item in value:
             if key in ("enable", "disable"):
                 if not item.startswith("device-"):
-                    raise ConfigError(f"{path}: {where} {key}: {item!r} is not an error code such as 'device-host-sync'")
+                    raise ConfigError(f"{path}: {where} {key}: {item!r} is not an error code such as {_codes.HOST_SYNC.name!r}")
             elif not _is_dotted_name(item):
                 raise ConfigError(f"{path}: {where} {key}: {item!r} is not a dotted name such as 'pkg.helpers.to_host'")
         lists[key] = tuple(value)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
-
-from typing_extensions import TypeGuard
+from typing import TYPE_CHECKING, TypeGuard, TypeVar
 
 from ._devices import Device
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
-from typing import Final
+from typing import Any, Final
 
 __all__ = ["BUILTIN", "CopyApi", "HostVocabulary", "VocabularyError", "extended"]
 
@@ -60,6 +60,9 @@ class HostVocabulary:
         "zeros", "ones", "full", "arange", "linspace", "logspace", "geomspace", "eye",
         "identity", "tri", "triu_indices", "tril_indices", "indices", "diag_indices", "mgrid", "ogrid",
     })
+    #: Builders whose first argument is the shape: with a literal one-element shape
+    #: (``np.full((1,), value)``) they stage one scalar operand, not a result.
+    shape_first_builders: frozenset[str] = frozenset({"zeros", "ones", "full"})
     #: Host random-number modules: everything their functions return is host-built.
     host_rng_modules: frozenset[str] = frozenset({"numpy.random", "random"})
     #: Methods of numpy's RandomState/Generator: called on a receiver named like an RNG
@@ -152,6 +155,10 @@ class HostVocabulary:
     # --- sinks: host data reaching a device ------------------------------------------------
     #: Helper names that upload their argument (``_from_numpy``, ``h2d``, ``upload``).
     upload_patterns: tuple[str, ...] = (r"from_numpy|(^|_)h2d($|_)|htod|host_?to_?device|(^|_)upload",)
+    #: Tensor constructors of a framework other than torch (``mindspore.tensor(arr)``): in a
+    #: device backend they make a device tensor, so host data passed to them is uploaded.
+    #: torch's own factories are the op-semantics table's (no ``device=``: a CPU tensor).
+    tensor_factories: frozenset[str] = frozenset({"tensor", "Tensor", "as_tensor"})
     #: Raw copies into a pointer (``memmove(dst, src, n)``): host data copied this way lands in
     #: device memory, unless the destination is a host buffer (then it is a device-to-host read).
     raw_copies: frozenset[str] = frozenset({"memmove", "memcpy", "memcpy_async"})
@@ -213,7 +220,7 @@ def extended(raw: object, where: str) -> HostVocabulary:
         return BUILTIN
     if not isinstance(raw, dict):
         raise VocabularyError(f"{where} must be a table")
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}
     for key, value in raw.items():
         if key not in KEYS:
             raise VocabularyError(f"{where} unknown key {key!r}; known keys: {', '.join(sorted(KEYS))}")
@@ -233,7 +240,7 @@ def extended(raw: object, where: str) -> HostVocabulary:
     return replace(BUILTIN, **changes)
 
 
-def _listed(value: object, key: str, where: str, kind: type) -> list:
+def _listed(value: object, key: str, where: str, kind: type) -> list[Any]:
     if isinstance(value, kind):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, kind) for v in value):
@@ -241,7 +248,7 @@ def _listed(value: object, key: str, where: str, kind: type) -> list:
     return value
 
 
-def _copy_api(item: dict, where: str) -> CopyApi:
+def _copy_api(item: dict[str, Any], where: str) -> CopyApi:
     allowed = {"name", "kind", "destination", "source", "device_to_host", "host_to_device"}
     unknown = sorted(set(item) - allowed)
     if unknown or not isinstance(item.get("name"), str) or not isinstance(item.get("kind"), int):

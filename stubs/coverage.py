@@ -19,10 +19,7 @@ tensor-returning methods and operators of ``torch.Tensor`` (``TensorBase`` plus 
 
 from __future__ import annotations
 
-import argparse
 import ast
-import json
-import sys
 from collections import defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -201,36 +198,7 @@ def coverage(root: Path | None = None) -> Report:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="device-types coverage", description=__doc__.splitlines()[0])
-    parser.add_argument("--format", choices=["text", "json"], default="text")
-    parser.add_argument("--show-uncovered", action="store_true", help="list the ops without a device")
-    parser.add_argument("--torch-dir", type=Path, help="an unpacked torch package to measure instead of the installed one")
-    args = parser.parse_args(argv)
-    try:
-        report = coverage(args.torch_dir)
-    except OverlayError as exc:
-        print(f"device-types: {exc}", file=sys.stderr)
-        return 2
-    if args.format == "json":
-        data: dict[str, object] = {"functions": report.functions.as_json(), "methods": report.methods.as_json()}
-        data["namespaces"] = {title: None if part is None else part.as_json() for title, part in report.namespaces.items()}
-        print(json.dumps({**data, "torch": {"version": report.torch_version}}, indent=2))
-    else:
-        print(f"device-generic coverage for torch {report.torch_version} (target {TARGET:.0%}):")
-        for title, part in (
-            ("torch._C._VariableFunctions functions", report.functions),
-            ("Tensor methods and operators", report.methods),
-        ):
-            verdict = "ok" if part.ratio >= TARGET else "BELOW TARGET"
-            print(f"  {title}: {part.covered}/{part.total} = {part.ratio:.1%}  [{verdict}]")
-            if args.show_uncovered and part.uncovered:
-                print("    without a device: " + ", ".join(part.uncovered))
-        for title, namespace in report.namespaces.items():
-            if namespace is None:
-                print(f"  {title}: no stub generated (this torch ships no native schemas)  [BELOW TARGET]")
-                continue
-            verdict = "ok" if namespace.ratio >= TARGET else "BELOW TARGET"
-            print(f"  {title}: {namespace.covered}/{namespace.total} = {namespace.ratio:.1%}  [{verdict}]")
-            if args.show_uncovered and namespace.uncovered:
-                print("    without a device: " + ", ".join(namespace.uncovered))
-    return 0 if report.meets_target else 1
+    """``device-types coverage ARGS`` (options and output: ``stubs/cli.py``)."""
+    from device_types._cli import main as cli_main
+
+    return cli_main(["coverage", *argv])

@@ -9,12 +9,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from .._config import Config
-from ._findings import Finding, titles
+from .. import _codes as codes
+from .._config import BACKEND_DEVICES, Config
+from ._findings import Finding, finding, titles
 from ._matching import marker_findings, match_markers
 from ._rows import IssueRow, TableCheck, read_docs
 from ._sections import Section
-from ._sources import DEFAULT_BACKENDS, BackendCode, locate_backends, relative, scan_backends
+from ._sources import BackendCode, locate_backends, relative, scan_backends
 from ._table import FIELD_TITLES, Table, parse_tables
 
 
@@ -48,14 +49,14 @@ def run_audit(root: str, config: Config, strict: bool | None = None) -> AuditRes
     docs = relative(root, docs_path)
     text = read_docs(docs_path, docs)
     backends = scan_backends(root, locate_backends(root, config))
-    allowed = sorted(set(DEFAULT_BACKENDS) | set(config.backends.values()) | set(config.platforms.values()))
+    allowed = sorted(set(BACKEND_DEVICES) | set(config.backends.values()) | set(config.platforms.values()))
 
     findings: list[Finding] = []
     rows: list[IssueRow] = []
     rows_usable = True
     tables: list[tuple[Table, Section]] = []
     if text is None:
-        findings.append(Finding(docs, 1, "audit-docs-missing", (
+        findings.append(finding(docs, 1, codes.DOCS_MISSING, (
             f"{docs} does not exist; create it with a markdown table whose columns are "
             f"{titles(FIELD_TITLES)} (one row per known kernel issue)"
         )))
@@ -67,7 +68,7 @@ def run_audit(root: str, config: Config, strict: bool | None = None) -> AuditRes
 
     for code in backends.values():
         findings += [
-            Finding(path, line, "audit-unreadable-source", f"{reason}; markers in this file were not checked")
+            finding(path, line, codes.UNREADABLE_SOURCE, f"{reason}; markers in this file were not checked")
             for path, line, reason in code.unreadable
         ]
         for found in code.markers:

@@ -4,24 +4,24 @@ the policy's words that their messages quote."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Final
 
+from .. import _codes
+from .._codes import MARKER_FORM
+from .._finding import Finding
 from ._table import FIELD_TITLES
 
-MARKER_FORM: Final = "# TODO: re-enable native kernel when <platform> fixes <issue>"
+__all__ = ["MARKER_FORM", "OPEN", "RESOLVED", "AuditError", "Finding", "finding", "titles"]
+
 OPEN: Final = "open (workaround active)"
 RESOLVED: Final = "resolved (native kernel re-enabled)"
 
 
-@dataclass(frozen=True, order=True)
-class Finding:
-    """One ``path:line: message [code]`` line; ``path`` is relative to the project root."""
-
-    path: str
-    line: int
-    code: str
-    message: str
+def finding(path: str, line: int, code: _codes.Code, message: str) -> Finding:
+    """One ``path:line: message [code]`` line (``path`` relative to the project root); the
+    audit knows lines, not columns. The message gets the registry's explain tail."""
+    assert _codes.AUDIT in code.front_ends, code.name
+    return Finding(path, line, None, code.name, f"{message}; {_codes.explain_tail(code)}")
 
 
 class AuditError(Exception):

@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from .. import _codes as codes
 from .._config import Config
 from ._cells import camel_words, error_codes, normalise_op
-from ._findings import MARKER_FORM, OPEN, RESOLVED, Finding
+from ._findings import MARKER_FORM, OPEN, RESOLVED, Finding, finding
 from ._markers import Marker
 from ._rows import IssueRow
 from ._sections import platform_named
@@ -51,27 +52,27 @@ def workaround_functions(cell: str, op: str) -> list[str]:
 def marker_findings(path: str, marker: Marker, strict: bool) -> list[Finding]:
     findings = []
     if not marker.shaped:
-        findings.append(Finding(path, marker.line, "audit-marker-malformed", (
+        findings.append(finding(path, marker.line, codes.MARKER_MALFORMED, (
             f"marker does not read '{MARKER_FORM}'; rewrite it in that form, e.g. "
             "'# TODO: re-enable native kernel when macOS 15.4 fixes aten.baddbmm crash'"
         )))
     elif marker.platform is None:
-        findings.append(Finding(path, marker.line, "audit-marker-malformed", (
+        findings.append(finding(path, marker.line, codes.MARKER_MALFORMED, (
             "marker names no platform; write the platform whose fix re-enables the kernel "
             "after 'when', e.g. 'when macOS 15.4 fixes ...' or 'when CANN 8.1 fixes ...'"
         )))
     elif marker.issue is None:
-        findings.append(Finding(path, marker.line, "audit-marker-malformed", (
+        findings.append(finding(path, marker.line, codes.MARKER_MALFORMED, (
             "marker names no issue; say after 'fixes' what must be fixed, e.g. "
             "'fixes aten.baddbmm crash on batched inputs'"
         )))
     elif strict and not marker.follows_form:
-        findings.append(Finding(path, marker.line, "audit-marker-wording", (
+        findings.append(finding(path, marker.line, codes.MARKER_WORDING, (
             f"marker does not use the policy's wording '{MARKER_FORM}'; "
             "device-types audit --fix rewrites it, keeping the platform and the issue"
         )))
     if marker.guard is None:
-        findings.append(Finding(path, marker.line, "audit-unguarded-marker", (
+        findings.append(finding(path, marker.line, codes.UNGUARDED_MARKER, (
             "no guard keeps the native kernel here; put the marker on or directly above the "
             "'if'/'try' that switches to the native kernel, inside that branch, above the "
             "preserved native 'def', or on its 'USE_NATIVE_... = False' flag"
@@ -94,7 +95,7 @@ def match_markers(docs: str, rows: list[IssueRow], backends: dict[str, BackendCo
                 findings.append(_missing_row(docs, device, found.path, marker, wanted, rows))
             elif all(r.status == "resolved" for r in matched):
                 row = matched[0]
-                findings.append(Finding(found.path, marker.line, "audit-stale-marker", (
+                findings.append(finding(found.path, marker.line, codes.STALE_MARKER, (
                     f"{docs}:{row.line} says {row.label} on {device} is resolved, but this marker is "
                     f"still here; remove the marker and its guard, or set the row back to '{OPEN}'"
                 )))
@@ -110,20 +111,20 @@ def match_markers(docs: str, rows: list[IssueRow], backends: dict[str, BackendCo
                 if config.backends
                 else f"no */_backends/{row.backend}/ directory under the root"
             )
-            findings.append(Finding(docs, row.line, "audit-orphan-row", (
+            findings.append(finding(docs, row.line, codes.ORPHAN_ROW, (
                 f"{row.label} on {row.backend} is open, but {where}; add the backend or remove the row"
             )))
             continue
         if row.line not in covered:
             naming = f"aten.{row.op}" if not row.kernels else f"aten.{row.op} or {row.kernels[0]}"
-            findings.append(Finding(docs, row.line, "audit-orphan-row", (
+            findings.append(finding(docs, row.line, codes.ORPHAN_ROW, (
                 f"{row.label} on {row.backend} is open, but no marker in the {row.backend} backend "
                 f"matches it; keep the native kernel behind a guard marked '{MARKER_FORM}' "
                 f"(naming {naming} in the issue), or set Status to '{RESOLVED}'"
             )))
         for name in dict.fromkeys(n for op in row.ops for n in workaround_functions(row.workaround, op)):
             if name not in code.defined:
-                findings.append(Finding(docs, row.line, "audit-missing-workaround", (
+                findings.append(finding(docs, row.line, codes.MISSING_WORKAROUND, (
                     f"'{row.workaround_header}' names `{name}`, but no function {name} is defined "
                     f"in the {row.backend} backend ({', '.join(code.locations)}); fix the name or "
                     "add the composite"
@@ -224,7 +225,7 @@ def _missing_row(
     docs: str, device: str, path: str, marker: Marker, wanted: str | None, rows: list[IssueRow]
 ) -> Finding:
     if wanted is None:
-        return Finding(path, marker.line, "audit-marker-no-op", (
+        return finding(path, marker.line, codes.MARKER_NO_OP, (
             "cannot tell which op this marker is for; name it in the issue (e.g. 'fixes "
             "aten.baddbmm crash') or put the marker inside or directly above the op's function"
         ))
@@ -247,7 +248,7 @@ def _missing_row(
             f"with Backend '{device}' and Status '{OPEN}', or name the op in the marker "
             "('fixes aten.<op> ...')"
         )
-    return Finding(path, marker.line, "audit-missing-row", message)
+    return finding(path, marker.line, codes.MISSING_ROW, message)
 
 
 def _words(name: str) -> list[str]:

@@ -1,48 +1,27 @@
-"""Findings -> text (``path:line: message [code]`` and a summary line) or JSON for tools."""
+"""An audit result -> the shared reporter's ``Report`` (``device_types._report``): the
+summary line, the JSON summary and keys, the exit status."""
 
 from __future__ import annotations
 
-import json
-
+from .._report import Report
 from ._checks import AuditResult
 
-#: Bumped when a JSON key changes meaning or goes away (new keys do not bump it).
-JSON_VERSION = 1
 
-
-def text_report(result: AuditResult) -> str:
+def report(result: AuditResult) -> Report:
     """Findings ordered by file, then line (the docs table is one file among the others)."""
-    lines = [f"{f.path}:{f.line}: {f.message} [{f.code}]" for f in result.findings]
-    lines.append(summary(result))
-    return "\n".join(lines)
-
-
-def json_report(result: AuditResult) -> str:
-    return json.dumps(
+    return Report(
+        "audit", result.findings, summary(result),
         {
-            "version": JSON_VERSION,
-            "root": result.root,
-            "docs": result.docs,
-            "backends": {device: code.locations for device, code in sorted(result.backends.items())},
-            "findings": [
-                {"path": f.path, "line": f.line, "code": f.code, "message": f.message}
-                for f in result.findings
-            ],
-            "summary": {
-                "findings": len(result.findings),
-                "files_with_findings": len({f.path for f in result.findings}),
-                "markers": result.markers,
-                "backend_files": result.backend_files,
-                "rows": result.rows,
-            },
-            "exit_code": exit_code(result),
+            "findings": len(result.findings),
+            "files_with_findings": len({f.path for f in result.findings}),
+            "markers": result.markers,
+            "backend_files": result.backend_files,
+            "rows": result.rows,
         },
-        indent=2,
+        exit_code(result),
+        extra={"root": result.root, "docs": result.docs,
+               "backends": {device: code.locations for device, code in sorted(result.backends.items())}},
     )
-
-
-def json_error(message: str) -> str:
-    return json.dumps({"version": JSON_VERSION, "error": message, "exit_code": 2}, indent=2)
 
 
 def exit_code(result: AuditResult) -> int:

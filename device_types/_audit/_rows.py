@@ -13,9 +13,10 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from .. import _codes as codes
 from .._config import Config
 from ._cells import error_codes, is_empty, kernel_names, plain, read_op_cell
-from ._findings import OPEN, RESOLVED, AuditError, Finding, titles
+from ._findings import OPEN, RESOLVED, AuditError, Finding, finding, titles
 from ._sections import BACKEND_SYNONYMS, Section, kernel_vendor, table_section
 from ._table import FIELD_TITLES, Row, Table
 
@@ -94,10 +95,10 @@ class TableCheck:
             for row in table.rows:
                 self._row(table, section, row)
         if self.without_backend:
-            self._add(self.without_backend[0].line, "audit-table-no-backend", _no_backend(self.without_backend))
+            self._add(self.without_backend[0].line, codes.TABLE_NO_BACKEND, _no_backend(self.without_backend))
 
-    def _add(self, line: int, code: str, message: str) -> None:
-        self.findings.append(Finding(self.docs, line, code, message))
+    def _add(self, line: int, code: codes.Code, message: str) -> None:
+        self.findings.append(finding(self.docs, line, code, message))
 
     def _no_table(self, tables: list[Table]) -> None:
         message = f"no known-issues table; add a markdown table with the columns {titles(FIELD_TITLES)}"
@@ -105,7 +106,7 @@ class TableCheck:
             first = tables[0]
             headers = ", ".join(f"'{h}'" for h in first.headers)
             message += f" (the table at line {first.line} has the columns {headers}; rename them)"
-        self._add(tables[0].line if tables else 1, "audit-table-missing", message)
+        self._add(tables[0].line if tables else 1, codes.TABLE_MISSING, message)
 
     def _columns(self, table: Table, section: Section) -> None:
         missing_substance = any(f not in table.columns for f in SUBSTANTIVE)
@@ -113,7 +114,7 @@ class TableCheck:
             if found not in _CONFLICTING and not (self.strict or missing_substance):
                 continue  # "Error" beside "Error code": one describes, the other adds to it
             first = table.headers[table.columns[found]]
-            self._add(table.line, "audit-table-duplicate-column", (
+            self._add(table.line, codes.TABLE_DUPLICATE_COLUMN, (
                 f"columns '{first}' and '{header}' both read as '{FIELD_TITLES[found]}'; "
                 "rename or remove one"
             ))
@@ -124,7 +125,7 @@ class TableCheck:
                 if table.headers[index] != FIELD_TITLES[found]
             ]
             if renames:
-                self._add(table.line, "audit-table-header-name", (
+                self._add(table.line, codes.TABLE_HEADER_NAME, (
                     f"{'column' if len(renames) == 1 else 'columns'} {titles([old for old, _ in renames])} "
                     f"{'is' if len(renames) == 1 else 'are'} {titles([new for _, new in renames])} in the "
                     "policy's schema; rename "
@@ -155,9 +156,9 @@ class TableCheck:
             kernels = {table.headers[i] for i in table.kernel_columns}
             for header in table.unknown:
                 if header not in kernels or "op" in missing:
-                    self._add(table.line, "audit-table-unknown-column", f"column '{header}' not recognised; {advice}")
+                    self._add(table.line, codes.TABLE_UNKNOWN_COLUMN, f"column '{header}' not recognised; {advice}")
         for found in missing:
-            self._add(table.line, "audit-table-missing-column", (
+            self._add(table.line, codes.TABLE_MISSING_COLUMN, (
                 f"table has no '{FIELD_TITLES[found]}' column; add it ({_FIELD_HINTS[found]})"
                 + (_fixable(found, section) if self.strict else "")
             ))
@@ -166,7 +167,7 @@ class TableCheck:
         width = len(table.headers)
         if row.width != width:
             fix = "add the missing cells" if row.width < width else "remove the extra cells"
-            self._add(row.line, "audit-table-ragged-row", (
+            self._add(row.line, codes.TABLE_RAGGED_ROW, (
                 f"row has {row.width} cells but the header has {width}; {fix} "
                 "(write a '|' inside a cell as '\\|')"
             ))
@@ -175,7 +176,7 @@ class TableCheck:
         label = f"row for {' / '.join(ops)}" if ops else "row"
         for found, cell in row.cells.items():
             if is_empty(cell):
-                self._add(row.line, "audit-table-empty-cell", (
+                self._add(row.line, codes.TABLE_EMPTY_CELL, (
                     f"{label} has an empty '{header[found]}' cell; fill in {_FIELD_HINTS[found]}"
                 ))
         if "backend" in table.columns:
@@ -192,7 +193,7 @@ class TableCheck:
             first = self._seen.setdefault((op, backend, section.platform), row.line)
             if first != row.line:
                 where = f" under {section.platform}" if section.platform else ""
-                self._add(row.line, "audit-table-duplicate-row", (
+                self._add(row.line, codes.TABLE_DUPLICATE_ROW, (
                     f"{op} on {backend}{where} is already listed at line {first}; keep one row per op and backend"
                 ))
                 return
@@ -213,7 +214,7 @@ class TableCheck:
             return ()
         read = read_op_cell(cell)
         if read is None:
-            self._add(line, "audit-table-bad-op", (
+            self._add(line, codes.TABLE_BAD_OP, (
                 f"'{header}' is '{cell}', not one op name; write it as aten.baddbmm, baddbmm "
                 "or `baddbmm` (one row per op)"
             ))
@@ -237,7 +238,7 @@ class TableCheck:
             hint = f"; write '{BACKEND_SYNONYMS[value]}'"
         else:
             hint = ""
-        self._add(line, "audit-table-bad-backend",
+        self._add(line, codes.TABLE_BAD_BACKEND,
                   f"'{header}' is '{cell}', not one of {titles(self.allowed, 'or', quote=False)}{hint}")
         return None
 
@@ -251,11 +252,11 @@ class TableCheck:
         for status, wording in (("open", OPEN), ("resolved", RESOLVED)):
             if re.match(rf"{status}(?![a-z0-9])", value):
                 if self.strict and plain(cell) != wording:
-                    self._add(line, "audit-table-status-wording", (
+                    self._add(line, codes.TABLE_STATUS_WORDING, (
                         f"'{header}' is '{cell}'; the policy's wording is '{wording}' (device-types audit --fix writes it)"
                     ))
                 return status
-        self._add(line, "audit-table-bad-status", (
+        self._add(line, codes.TABLE_BAD_STATUS, (
             f"'{header}' is '{cell}'; use '{OPEN}' or '{RESOLVED}'"
         ))
         return None

@@ -17,12 +17,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Final
 
-from .._config import Config
+from .._config import Config, default_backend_device
 from ._findings import AuditError
 from ._markers import Marker, find_markers, may_hold_marker
 
 #: Backend directories looked for when no backends are configured.
-DEFAULT_BACKENDS: Final = ("mps", "cuda", "npu")
 #: Directories never walked: tool caches, environments and build copies of the package
 #: (a build/lib copy of a backend would count every marker twice).
 _SKIPPED_DIRS: Final = frozenset(
@@ -58,12 +57,11 @@ def locate_backends(root: str, config: Config) -> list[tuple[str, str]]:
         return [(device, _locate_module(root, prefix, device, config)) for prefix, device in config.backends.items()]
     found: list[tuple[str, str]] = []
     for directory, subdirectories, _ in _walk(root):
-        if os.path.basename(directory) == "_backends":
-            found.extend(
-                (device, os.path.join(directory, device))
-                for device in DEFAULT_BACKENDS
-                if device in subdirectories
-            )
+        parent = os.path.basename(directory)
+        for name in subdirectories:
+            device = default_backend_device(parent, name)
+            if device is not None:
+                found.append((device, os.path.join(directory, name)))
     return sorted(found, key=lambda item: item[1])
 
 

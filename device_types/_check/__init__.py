@@ -3,16 +3,17 @@
 Data flow: ``_project`` (files, modules, imports) -> ``_interpret`` (one function's host data,
 read through the op-semantics table) -> ``_solver`` (summaries across functions and
 modules, to a fixpoint) -> ``_findings`` (one finding per fallback path) -> ``_baseline`` /
-``_inventory`` -> ``_output`` (text, JSON, SARIF). Exit status: 0 clean, 1 findings, 2 usage,
-configuration or unreadable input (one line, never a traceback).
+``_inventory`` -> ``device_types._report`` (text, JSON, SARIF, GitHub). Exit status: 0 clean,
+1 findings, 2 usage, configuration or unreadable input (one line, never a traceback).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from .._config import Config
-from ._findings import Finding, findings_for
+from .._config import Config, infer_backends
+from .._finding import Finding
+from ._findings import findings_for
 from ._project import Project, SourceProblem, discover
 from ._solver import Analysis, BackendMap
 
@@ -28,19 +29,8 @@ class CheckResult:
     backends: dict[str, str] = field(default_factory=dict)
     #: Functions walked this run (the rest came from the cache).
     walks: int = 0
-
-
-def infer_backends(module_names: list[str]) -> dict[str, str]:
-    """Without configured backends: every ``*._backends.{mps,cuda,npu,xpu}`` package is one."""
-    from .._config import BACKEND_DEVICES
-
-    found: dict[str, str] = {}
-    for name in module_names:
-        parts = name.split(".")
-        for i in range(1, len(parts)):
-            if parts[i - 1] == "_backends" and parts[i] in BACKEND_DEVICES:
-                found[".".join(parts[: i + 1])] = parts[i]
-    return found
+    #: Files given (not followed imports) that lie in a backend: none means nothing was checked.
+    backend_files: int = 0
 
 
 def check_paths(paths: list[str], config: Config, *, host_sync: bool = False, display_root: str = ".",
@@ -64,9 +54,12 @@ def _check_paths(paths: list[str], config: Config, host_sync: bool, display_root
     modules = [project.add_file(path) for path in files]
     backends = dict(config.backends) or infer_backends([m.name for m in modules])
     backend_map = BackendMap(replace(config, backends=backends))
+    backend_files = 0
     for module in modules:  # trees of modules that get no findings are parsed again if a walk needs them
         if backend_map.device_of(module.name) is None:
             module.tree = module.lines = None
+        else:
+            backend_files += 1
     analysis = Analysis(project, backend_map, cache.records if cache is not None else None)
     results = analysis.run(modules)
     findings = findings_for(results, analysis, project, host_sync)
@@ -74,13 +67,16 @@ def _check_paths(paths: list[str], config: Config, host_sync: bool, display_root
         _cache.save(display_root, cache, project.modules, project.changed, analysis.records)
     shown = {project.display(f) for f in files}
     problems = problems + [p for p in project.problems if p.path in shown]
-    return CheckResult(findings, problems, len(files), len(results), backends, analysis.walks)
+    return CheckResult(findings, problems, len(files), len(results), backends, analysis.walks, backend_files)
 
 
 def main(argv: list[str] | None = None) -> int:
-    from ._cli import main as cli_main
+    """``device-types check ARGS`` (the one command line, ``device_types._cli``)."""
+    import sys
 
-    return cli_main(argv)
+    from .._cli import main as cli_main
+
+    return cli_main(["check", *(sys.argv[1:] if argv is None else argv)])
 
 
 

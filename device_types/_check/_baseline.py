@@ -14,7 +14,7 @@ import os
 from collections import Counter
 from collections.abc import Sequence
 
-from ._findings import Finding
+from .._finding import Finding
 
 __all__ = ["BaselineError", "apply_baseline", "write_baseline"]
 

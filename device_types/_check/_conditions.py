@@ -28,7 +28,7 @@ Shapes (all hashable, so summaries stay comparable and cacheable):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 __all__ = ["ALWAYS", "NEVER", "Condition", "Conjunction", "Sym", "Test", "conjoin", "disjoin", "params_in",
            "render", "satisfiable", "substitute"]
@@ -44,7 +44,7 @@ class Sym:
         return self.dotted.rpartition(".")[2]
 
 
-Subject = tuple  # see the module docstring
+Subject = tuple[Any, ...]  # see the module docstring
 Value = Union[str, int, float, bool, None, Sym]
 
 
@@ -169,7 +169,7 @@ def _simplified(condition: Condition) -> Condition:
 # --- a callee's condition, seen from a call site -----------------------------------------
 
 #: How a call binds one callee parameter: ("lit", value), a caller subject, or absent (unknown).
-Binding = tuple
+Binding = tuple[Any, ...]
 
 
 def substitute(condition: Condition, bindings: dict[int, Binding]) -> Condition:

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from .. import _semantics as sem
+from .. import _codes
+from .._codes import explain_tail
+from .._finding import Finding
 from . import _codes as codes
 from ._conditions import ALWAYS, Condition, render
 from ._guards import parameter_names
@@ -22,29 +24,7 @@ from ._values import Root, roots
 
 __all__ = ["Finding", "findings_for"]
 
-KEEP = "keep it on {device} with an on-device composite of working ops"
 _IGNORE = re.compile(r"#\s*(?:type|device-types)\s*:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
-
-
-@dataclass(frozen=True, order=True)
-class Finding:
-    """One ``path:line: message [code]`` line, with what tools and baselines need."""
-
-    path: str
-    line: int
-    column: int
-    code: str
-    message: str
-    function: str = field(compare=False)
-    backend: str = field(compare=False)
-    #: From this function down to the function holding the root (qualified names).
-    chain: tuple[str, ...] = field(default=(), compare=False)
-    #: Stable text of the root (``"_to_numpy(a)"``), for baselines that survive line shifts.
-    anchor: str = field(default="", compare=False)
-    #: Each call on the way and the root, with file (as displayed) and line.
-    hops: tuple[Hop, ...] = field(default=(), compare=False)
-    #: When the path is taken, over the function's parameters (``op is "argmax"``); "" always.
-    condition: str = field(default="", compare=False)
 
 
 def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project: Project,
@@ -56,7 +36,7 @@ def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project:
         if device is None or sem.is_host_copy_op(info.short):
             continue
         prefix = analysis.backends.backend_prefix_of(info.module) or info.module
-        where = f"inside the {device} backend ({prefix})"
+        where = {"device": device, "prefix": prefix}
         path = project.display(info.path)
         facts = result.facts
         direct = sorted({root for root, _ in facts.sunk}, key=root_order)
@@ -67,30 +47,27 @@ def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project:
             found.append(_direct(info, direct, hows[direct[0]], path, where, device, project, _when(when, names)))
         elif facts.cpu_backend_calls:
             line, column, cpu_function = min(facts.cpu_backend_calls)
-            when = _when(facts.cpu_when.get((line, column), ALWAYS), names)
+            said = _when(facts.cpu_when.get((line, column), ALWAYS), names)
             found.append(Finding(
                 path, line, column, codes.CPU_BACKEND,
-                f'"{info.short}" calls the CPU backend\'s "{cpu_function}()" on device data{when} {where}; '
-                f"{KEEP.format(device=device)}; see docs/errors.md#{codes.CPU_BACKEND}",
+                _message(codes.CPU_BACKEND, function=info.short, callee=cpu_function, when=said, **where),
                 info.qualname, device, (info.qualname, cpu_function), f"{cpu_function}()",
-                (Hop(path, line, column, info.qualname, f'calls "{cpu_function}()"'),), when.strip()[5:]))
+                (Hop(path, line, column, info.qualname, f'calls "{cpu_function}()"'),), said.strip()[5:]))
         # the shortest chain this function's calls reach; a path that comes back to this
         # function is its own root, reported above
         reached = [(indirect_path(info, line, column, callee, inner), callee)
                    for line, column, callee, inner in facts.indirect if info.qualname not in inner.chain]
         if reached:
             chosen, callee = min(reached, key=lambda item: path_order(item[0]))
-            first = chosen.hops[0]
+            call = chosen.hops[0]
             shown_chain = " -> ".join(c.rpartition(".")[2] if "<locals>" not in c else c for c in chosen.chain)
-            when = _when(chosen.when, names)
-            at = f" at {project.display(chosen.path)}:{chosen.line}"
+            said = _when(chosen.when, names)
             found.append(Finding(
-                path, first.line, first.column, codes.INDIRECT,
-                f'"{info.short}" calls "{callee.short}()", which falls back to the host{when} '
-                f"({shown_chain}: {chosen.what}{at}) {where}; fix \"{callee.short}\" on the device "
-                f"or compose on-device ops here; see docs/errors.md#{codes.INDIRECT}",
+                path, call.line, call.column, codes.INDIRECT,
+                _message(codes.INDIRECT, function=info.short, callee=callee.short, when=said, chain=shown_chain,
+                         what=chosen.what, root=f"{project.display(chosen.path)}:{chosen.line}", **where),
                 info.qualname, device, chosen.chain, f"{callee.qualname}()",
-                _shown_hops(chosen.hops, project), when.strip()[5:]))
+                _shown_hops(chosen.hops, project), said.strip()[5:]))
         if host_sync:
             sunk = {root for root, _ in facts.sunk}
             returned = set(roots(frozenset(facts.returned)))
@@ -104,9 +81,7 @@ def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project:
                 first = min(synced, key=lambda r: (r.line, r.column))
                 found.append(Finding(
                     path, first.line, first.column, codes.HOST_SYNC,
-                    f'"{info.short}" reads device data to the host with {first.what} only to decide control flow '
-                    f"or pass a scalar (a host sync) {where}; keep the value on the device or validate "
-                    f"without reading it back; see docs/errors.md#{codes.HOST_SYNC}",
+                    _message(codes.HOST_SYNC, function=info.short, what=first.what, **where),
                     info.qualname, device, (info.qualname, *first.chain), first.what))
     return _unsilenced(found, project)
 
@@ -121,7 +96,13 @@ def _shown_hops(hops: tuple[Hop, ...], project: Project) -> tuple[Hop, ...]:
     return tuple(Hop(project.display(h.path), h.line, h.column, h.function, h.what) for h in hops)
 
 
-def _direct(info: FunctionInfo, direct: list[Root], how: str, path: str, where: str, device: str,
+def _message(code: str, **fields: str) -> str:
+    """The registry's check template for ``code``, filled, and the explain tail."""
+    entry = _codes.BY_NAME[code]
+    return f"{entry.messages[_codes.CHECK].format(**fields)}; {explain_tail(entry)}"
+
+
+def _direct(info: FunctionInfo, direct: list[Root], how: str, path: str, where: dict[str, str], device: str,
             project: Project, when: str) -> Finding:
     root = direct[0]
     qualname = info.qualname
@@ -137,15 +118,11 @@ def _direct(info: FunctionInfo, direct: list[Root], how: str, path: str, where: 
         more = f"; also line{'s' if len(others) > 1 else ''} {', '.join(map(str, others[:5]))}" + (
             ", ..." if len(others) > 5 else "")
     if root.kind == "read":
-        if "host view" in how or how.startswith("drives"):
-            what = f'"{short}" reads tensor data to the host with {root.what}{via} and {how}'
-        else:
-            what = f'"{short}" reads tensor data to the host with {root.what}{via} and computes its result there'
-        advice = KEEP.format(device=device)
+        shown_how = how if "host view" in how or how.startswith("drives") else "computes its result there"
     else:
-        what = f'"{short}" builds its result on the host with {root.what}{via} and {_upload_phrase(how)}'
-        advice = f"create it on {device} with device ops (fill, arange, a device RNG)"
-    message = f"{what}{when}{more} {where}; {advice}; see docs/errors.md#{root.code}"
+        shown_how = _upload_phrase(how)
+    code = root.code if root.kind == "read" else codes.NUMPY
+    message = _message(code, function=short, what=root.what, via=via, how=shown_how, when=when, also=more, **where)
     from ._solver import direct_path
     hops = _shown_hops(direct_path(info, root, ALWAYS).hops, project)
     return Finding(path, root.line, root.column, root.code, message, qualname, device, (qualname, *root.chain),

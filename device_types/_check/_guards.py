@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import ast
 import builtins
+from typing import Any
 from collections.abc import Callable
+from functools import cached_property
 
-from ._conditions import ALWAYS, Condition, Subject, Sym, Test, conjoin, disjoin
+from ._conditions import ALWAYS, NEVER, Condition, Subject, Sym, Test, conjoin, disjoin
 from ._project import FunctionInfo
 
 __all__ = ["GuardReader", "parameter_names"]
@@ -34,11 +36,29 @@ class GuardReader:
                  resolve: Callable[[ast.expr], str | None]) -> None:
         self.info = info
         self._resolve = resolve
-        stores, self._single = _bindings(node)
-        names = parameter_names(info)
-        self._params = {name: i for i, name in enumerate(names) if stores.get(name, 0) == 0 and name != "*args"}
-        self._locals = set(stores) | set(names)
+        self._node = node
         self._depth = 0
+
+    @cached_property
+    def _scope(self) -> tuple[dict[str, int], set[str], dict[str, ast.expr]]:
+        """(stable parameters by index, every local name, locals bound once): read on first use,
+        so a function without tests costs nothing here."""
+        stores, single = _bindings(self._node)
+        names = parameter_names(self.info)
+        params = {name: i for i, name in enumerate(names) if stores.get(name, 0) == 0 and name != "*args"}
+        return params, set(stores) | set(names), single
+
+    @property
+    def _params(self) -> dict[str, int]:
+        return self._scope[0]
+
+    @property
+    def _locals(self) -> set[str]:
+        return self._scope[1]
+
+    @property
+    def _single(self) -> dict[str, ast.expr]:
+        return self._scope[2]
 
     # --- subjects and literals -------------------------------------------------------------
 
@@ -118,7 +138,7 @@ class GuardReader:
             expr = expr.value
         return isinstance(expr, ast.Name) and expr.id not in self._locals and expr.id not in _BUILTINS
 
-    def _values(self, expr: ast.expr) -> frozenset | None:
+    def _values(self, expr: ast.expr) -> frozenset[Any] | None:
         literal = self.literal(expr)
         if literal is None or not isinstance(literal[0], tuple):
             return None
@@ -141,11 +161,11 @@ class GuardReader:
         if isinstance(expr, ast.BoolOp):
             parts = [self._test(v) for v in expr.values]
             if isinstance(expr.op, ast.And):
-                true, false = ALWAYS, frozenset()
+                true, false = ALWAYS, NEVER
                 for t, f in parts:
                     true, false = conjoin(true, t), disjoin(false, f)
                 return true, false
-            true, false = frozenset(), ALWAYS
+            true, false = NEVER, ALWAYS
             for t, f in parts:
                 true, false = disjoin(true, t), conjoin(false, f)
             return true, false
@@ -174,7 +194,8 @@ class GuardReader:
             subject, literal = self.subject(right), self.literal(left)
         if subject is None or literal is None or isinstance(literal[0], tuple):
             return _UNKNOWN
-        return _pair(Test(subject, frozenset({literal[0]}), isinstance(op, (ast.Eq, ast.Is))))
+        value: Any = literal[0]
+        return _pair(Test(subject, frozenset({value}), isinstance(op, (ast.Eq, ast.Is))))
 
     def _param_based(self, expr: ast.expr) -> bool:
         subject = self.subject(expr)
@@ -183,6 +204,10 @@ class GuardReader:
 
 def _pair(test: Test) -> tuple[Condition, Condition]:
     return frozenset({frozenset({test})}), frozenset({frozenset({test.negated()})})
+
+
+#: Statements that bind no name and hold no statements: most of a body.
+_INERT_STATEMENTS = frozenset({ast.Expr, ast.Return, ast.Raise, ast.Pass, ast.Break, ast.Continue, ast.Assert})
 
 
 def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, int], dict[str, ast.expr]]:
@@ -206,6 +231,9 @@ def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, i
     pending: list[tuple[ast.stmt, bool]] = [(stmt, False) for stmt in node.body]
     while pending:
         stmt, in_loop = pending.pop()
+        kind = stmt.__class__
+        if kind in _INERT_STATEMENTS:
+            continue
         if isinstance(stmt, ast.Assign):
             for target in stmt.targets:
                 bind(target)
@@ -234,9 +262,9 @@ def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, i
         elif isinstance(stmt, ast.Match):
             for case in stmt.cases:
                 for sub in ast.walk(case.pattern):
-                    name = getattr(sub, "name", None)
-                    if isinstance(name, str):
-                        counts[name] = counts.get(name, 0) + 2
+                    bound = getattr(sub, "name", None)
+                    if isinstance(bound, str):
+                        counts[bound] = counts.get(bound, 0) + 2
                 pending.extend((s, in_loop) for s in case.body)
         loop = in_loop or isinstance(stmt, (ast.For, ast.AsyncFor, ast.While))
         for field in ("body", "orelse", "finalbody"):

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from .. import _semantics as sem
 from .._vocabulary import HostVocabulary
 from . import _codes as codes
-from ._conditions import ALWAYS, NEVER, Condition, conjoin, disjoin, substitute
+from ._conditions import ALWAYS, NEVER, Binding, Condition, conjoin, disjoin, substitute
 from ._guards import GuardReader, parameter_names
 from ._project import FunctionInfo, import_bindings
 from ._summary import FallbackPath, Hop, Summary
@@ -136,6 +136,10 @@ def interpret(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, 
     for root, sunk_when in walker.sunk_when.items():
         facts.when[root] = conjoin(walker.created_when.get(root, ALWAYS), sunk_when)
     return facts
+
+
+#: expression type -> its ``_Walker.expr_*`` method (False: none; the children are walked)
+_EXPR_METHODS: dict[type, Any] = {}
 
 
 class _Walker:
@@ -273,7 +277,9 @@ class _Walker:
                 results.append(branch_env)
         for branch_env in results:
             for name, value in branch_env.items():
-                env[name] = env.get(name, EMPTY) | value
+                current = env.get(name, EMPTY)
+                if value is not current:  # most names an arm did not touch: the same object
+                    env[name] = current | value if current else value
 
     def assign(self, target: ast.expr, value: Value, env: dict[str, Value], augment: bool = False) -> None:
         if isinstance(target, ast.Name):
@@ -330,9 +336,16 @@ class _Walker:
     def expr(self, node: ast.expr | None, env: dict[str, Value]) -> Value:
         if node is None:
             return EMPTY
-        method = getattr(self, f"expr_{node.__class__.__name__}", None)
-        if method is not None:
-            return method(node, env)  # type: ignore[no-any-return]
+        kind = node.__class__
+        if kind is ast.Name:  # the commonest node: no dispatch
+            return env.get(node.id, EMPTY)  # type: ignore[attr-defined]
+        if kind is ast.Constant:
+            return EMPTY
+        method = _EXPR_METHODS.get(kind)
+        if method is None:
+            method = _EXPR_METHODS[kind] = getattr(_Walker, f"expr_{kind.__name__}", False)
+        if method:
+            return method(self, node, env)  # type: ignore[no-any-return,operator]
         value: Value = EMPTY
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
@@ -432,14 +445,17 @@ class _Walker:
         for value in (*args, *kwargs.values()):
             all_args = all_args | value
         func = node.func
+        base = _base_name(func)
+        local = base is not None and base in env and base not in ("self", "cls") and base not in self.scope
         if isinstance(func, ast.Attribute):
-            dotted = self.resolver.resolve(self.info, self.scope, func)
+            # a local value shadows a module-level name: ``index.astype(...)`` where the module defines ``index``
+            dotted = None if local else self.resolver.resolve(self.info, self.scope, func)
             if dotted is None:
                 receiver = self.expr(func.value, env)
                 return self.method_call(node, func, receiver, args, kwargs, all_args, env)
             return self.named_call(node, dotted, args, kwargs, all_args, env, receiver=func.value)
         if isinstance(func, ast.Name):
-            dotted = self.resolver.resolve(self.info, self.scope, func)
+            dotted = None if local else self.resolver.resolve(self.info, self.scope, func)
             if dotted is None:
                 if self.vocab.d2h_name.search(func.id) or any(self.vocab.d2h_name.search(_text(a)) for a in node.args):
                     return self.d2h(node, func.id, env)  # a D2H copy we cannot see into
@@ -627,6 +643,9 @@ class _Walker:
             if is_host(first):
                 return first
             return self.readback(node, first, _shown(node), codes.READBACK)
+        if last in self.vocab.tensor_factories:  # mindspore.tensor(arr): a device tensor of host data
+            self.sink(all_args, f'uploaded by "{last}()"', known_upload=False)
+            return EMPTY
         return self.unknown_call(node, last, all_args, kwargs, args)
 
     def host_library_call(self, node: ast.Call, dotted: str, last: str, args: list[Value], all_args: Value,
@@ -641,7 +660,8 @@ class _Walker:
             return all_args | self.built(node, f'host RNG "{dotted}()"')
         if module.partition(".")[0] == "numpy" and last in self.vocab.host_array_builders:
             built = self.built(node, f'numpy "{last}()"')
-            if node.args and _one_element(node.args[0]):  # np.full((1,), value): one staged scalar
+            if last in self.vocab.shape_first_builders and node.args and _one_element(node.args[0]):
+                # np.full((1,), value): one staged scalar
                 return all_args | as_scalar(built)
             return all_args | built
         if module.partition(".")[0] == "numpy":
@@ -705,9 +725,9 @@ class _Walker:
             result = result | bound.get(index, EMPTY)
         # shortest chain first, so one call site always gets the same root; a chain that
         # comes back here (recursion) is this function's own root already
-        for inner in sorted(summary.returned_roots, key=_root_rank):
-            if callee.key != self.info.key and self.info.qualname not in inner.chain:
-                result = result | self._reroot(node, callee, inner)
+        for returned in sorted(summary.returned_roots, key=_root_rank):
+            if callee.key != self.info.key and self.info.qualname not in returned.chain:
+                result = result | self._reroot(node, callee, returned)
         for index in summary.uploads:
             self.sink(bound.get(index, EMPTY), f'uploaded by "{callee.short}()"')
         for index in summary.array_uploads:
@@ -724,14 +744,14 @@ class _Walker:
                 env[base] = _overwritten(current) | self.readback(node, EMPTY, None, codes.READBACK)
         return result
 
-    def _bindings(self, callee: FunctionInfo, node: ast.Call, receiver: ast.expr | None) -> dict[int, tuple]:
+    def _bindings(self, callee: FunctionInfo, node: ast.Call, receiver: ast.expr | None) -> dict[int, Binding]:
         """What this call passes for each callee parameter that a condition can use: a literal
         (written here, or the callee's default when omitted) or one of this function's subjects."""
         guards = self.guards
         if guards is None:
             return {}
         names = parameter_names(callee)
-        found: dict[int, tuple | None] = {}
+        found: dict[int, Binding | None] = {}
         offset = 0
         if callee.class_name is not None and receiver is not None and callee.params \
                 and callee.params[0] in ("self", "cls") and not _is_class_ref(receiver):
@@ -750,7 +770,7 @@ class _Walker:
                 found.setdefault(names.index(name), ("lit", value))
         return {index: bound for index, bound in found.items() if bound is not None}
 
-    def _binding(self, arg: ast.expr) -> tuple | None:
+    def _binding(self, arg: ast.expr) -> Binding | None:
         assert self.guards is not None
         literal = self.guards.literal(arg)
         if literal is not None:
@@ -969,7 +989,7 @@ def _is_cpu_literal(node: ast.AST) -> bool:
     if isinstance(node, ast.Call) and node.args:
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        if name.lower() == "device":
+        if name.lower() == sem.DEVICE_PARAMETER:
             return _is_cpu_literal(node.args[0])
     return False
 

@@ -12,9 +12,10 @@ import json
 import os
 from dataclasses import dataclass, field
 
-from .._config import Config
+from .._config import BACKEND_DEVICES, Config
+from .._finding import Finding
 from . import CheckResult
-from ._findings import Finding
+from . import _codes as codes
 
 __all__ = ["inventory", "op_of"]
 
@@ -41,7 +42,6 @@ def known_rows(config: Config) -> tuple[str, dict[tuple[str | None, str], int], 
     reads the table (sections, column synonyms, several ops per cell)."""
     from .._audit._findings import AuditError
     from .._audit._rows import TableCheck, read_docs
-    from .._audit._sources import DEFAULT_BACKENDS
     from .._audit._table import parse_tables
 
     path = os.path.join(config.root, config.known_issues)
@@ -52,7 +52,7 @@ def known_rows(config: Config) -> tuple[str, dict[tuple[str | None, str], int], 
         return shown, {}, str(exc)
     if text is None:
         return shown, {}, f"{shown} does not exist"
-    allowed = sorted(set(DEFAULT_BACKENDS) | set(config.backends.values()))
+    allowed = sorted(set(BACKEND_DEVICES) | set(config.backends.values()))
     table = TableCheck(shown, allowed, config, strict=False)
     table.run(parse_tables(text))
     rows: dict[tuple[str | None, str], int] = {}
@@ -67,7 +67,7 @@ def inventory(result: CheckResult, findings: list[Finding], config: Config, form
     shown, rows, problem = known_rows(config)
     entries: dict[tuple[str, str], _Entry] = {}
     for finding in findings:
-        if finding.code == "device-host-sync":
+        if finding.code == codes.HOST_SYNC:
             continue
         entry = entries.setdefault((finding.backend, op_of(finding.function)), _Entry())
         if finding.function not in entry.functions:

@@ -19,7 +19,7 @@ from .. import _semantics as sem
 from .._config import Config
 from .._vocabulary import HostVocabulary
 from . import _codes as codes
-from ._conditions import ALWAYS, disjoin
+from ._conditions import ALWAYS, Condition, disjoin
 from ._interpret import Facts, interpret, shifted
 from ._project import Def, FunctionInfo, Module, Project
 from ._summary import EMPTY_SUMMARY, FallbackPath, Hop, Summary
@@ -97,7 +97,7 @@ def path_order(path: FallbackPath) -> tuple[object, ...]:
     return len(path.chain), path.chain, tuple((h.path, h.line, h.column) for h in path.hops)
 
 
-def direct_path(info: FunctionInfo, root: Root, when: frozenset) -> FallbackPath:
+def direct_path(info: FunctionInfo, root: Root, when: Condition) -> FallbackPath:
     hops = [Hop(root.path, root.line, root.column, info.qualname, root.what)]
     if root.chain and root.origin:  # read or built inside a helper: the helper's own step too
         origin_path, origin_line, origin_what = root.origin
@@ -118,7 +118,7 @@ def _distinct(paths: list[FallbackPath]) -> tuple[FallbackPath, ...]:
     """One path per distinct condition (the first, in order), none after one that is always
     taken; past ``_MAX_PATHS`` the remaining conditions widen the last path kept."""
     kept: list[FallbackPath] = []
-    seen: set[frozenset] = set()
+    seen: set[Condition] = set()
     for path in paths:
         if path.when in seen or not path.when:
             continue

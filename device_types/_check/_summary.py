@@ -4,23 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._finding import Hop
 from ._conditions import ALWAYS, Condition
 from ._values import Root
 
 __all__ = ["FallbackPath", "Hop", "Summary"]
-
-
-@dataclass(frozen=True)
-class Hop:
-    """One step of a fallback path: a call of the next function, or (last) the root itself."""
-
-    path: str
-    line: int
-    column: int
-    #: The function this step is in (qualified name).
-    function: str
-    #: ``calls "sort()"`` or the root as written (``"_to_numpy(a)"``).
-    what: str
 
 
 @dataclass(frozen=True)

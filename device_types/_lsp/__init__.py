@@ -10,24 +10,32 @@ import argparse
 import logging
 import sys
 
-__all__ = ["main"]
+__all__ = ["configure", "main", "run"]
 
 PROG = "device-types lsp"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description="Language server (stdio) for editors: the check's and the audit's findings as diagnostics, "
-                    "a hover with each backend function's summary, quick fixes. The workspace's "
-                    "[tool.device_types] is the configuration. See docs/ci-and-ide.md.",
-    )
+def configure(parser: argparse.ArgumentParser) -> None:
+    """The options of ``device-types lsp`` (the console command's sub-parser)."""
+    parser.description = ("Language server (stdio) for editors: the check's and the audit's findings as "
+                          "diagnostics, a hover with each backend function's summary, quick fixes. The "
+                          "workspace's [tool.device_types] is the configuration. See docs/ci-and-ide.md.")
     parser.add_argument("--stdio", action="store_true", help="talk LSP on stdin/stdout (the default; editors pass it)")
     parser.add_argument("--log-file", metavar="FILE", help="write the server's log to FILE")
+    parser.set_defaults(handler=run)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=PROG)
+    configure(parser)
     try:
         args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 2
+    return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
     try:
         from ._server import build_server
     except ImportError as exc:

@@ -131,14 +131,25 @@ def test_guard_styles(project: Project) -> None:
     assert outcome.lines == [f"audit clean: 5 markers in 1 backend file (npu) against 5 rows of {DOCS}"]
 
 
-def test_repository_template_passes_without_backends(project: Project) -> None:
+def test_repository_template_passes(project: Project) -> None:
+    (project.root / "docs").mkdir()
+    shutil.copy(REPO / DOCS, project.root / DOCS)
+    project.write("src/candle/_backends/mps/ops.py", "def relu(x):\n    return x\n")
+    outcome = project.run()
+    assert outcome.lines == [f"audit clean: 0 markers in 1 backend file (mps) against 0 rows of {DOCS}"]
+    assert outcome.code == 0
+
+
+def test_no_backend_code_is_one_line_and_exit_2(project: Project) -> None:
+    """A mistyped --root in CI must not pass in silence."""
     (project.root / "docs").mkdir()
     shutil.copy(REPO / DOCS, project.root / DOCS)
     outcome = project.run()
-    assert outcome.lines == [
-        f"audit clean: 0 markers in 0 backend files (no backend directories found) against 0 rows of {DOCS}"
-    ]
-    assert outcome.code == 0
+    assert (outcome.code, outcome.lines) == (2, [])
+    assert outcome.stderr == (
+        f"device-types audit: error: no backend code under {project.root} (without [tool.device_types] backends, "
+        "a backend is a */_backends/{cuda,mps,npu,xpu} directory); pass --root DIR with the project root, or name "
+        "the backends\n")
 
 
 def test_first_row_constant_matches_helper(project: Project) -> None:

@@ -28,7 +28,7 @@ FORM = "# TODO: re-enable native kernel when <platform> fixes <issue>"
 UNGUARDED = (
     "no guard keeps the native kernel here; put the marker on or directly above the 'if'/'try' that "
     "switches to the native kernel, inside that branch, above the preserved native 'def', or on its "
-    "'USE_NATIVE_... = False' flag [audit-unguarded-marker]"
+    "'USE_NATIVE_... = False' flag; run device-types explain audit-unguarded-marker [audit-unguarded-marker]"
 )
 
 
@@ -37,16 +37,16 @@ def human_findings(error: str = "Error", platform: str = "Verified on") -> list[
     return [
         f"{DOCS}:17: le / ge on npu is open, but no marker in the npu backend matches it; keep the native "
         f"kernel behind a guard marked '{FORM}' (naming aten.le or aclnnLeTensor in the issue), or set "
-        f"Status to '{RESOLVED}' [audit-orphan-row]",
+        f"Status to '{RESOLVED}'; run device-types explain audit-orphan-row [audit-orphan-row]",
         f"{DOCS}:22: row for renorm has an empty '{platform}' cell; fill in the platform version, e.g. "
-        "macOS 15.3 / Metal 3 or CANN 8.0 [audit-table-empty-cell]",
+        "macOS 15.3 / Metal 3 or CANN 8.0; run device-types explain audit-table-empty-cell [audit-table-empty-cell]",
         f"{DOCS}:23: row for group_norm has an empty '{error}' cell; fill in what happens when the native "
-        "kernel runs [audit-table-empty-cell]",
+        "kernel runs; run device-types explain audit-table-empty-cell [audit-table-empty-cell]",
         f"{MATH}:38: no npu row in {DOCS} matches this marker's kernel aclnnErfinv (by kernel name or its "
-        f"op erfinv); add a row for it with Backend 'npu' and Status '{OPEN}' [audit-missing-row]",
+        f"op erfinv); add a row for it with Backend 'npu' and Status '{OPEN}'; run device-types explain audit-missing-row [audit-missing-row]",
         f"{POOL}:14: {UNGUARDED}",
         f"{POOL}:28: no npu row in {DOCS} matches this marker's kernel aclnnIndexPut (by kernel name or its "
-        f"op index_put); add a row for it with Backend 'npu' and Status '{OPEN}' [audit-missing-row]",
+        f"op index_put); add a row for it with Backend 'npu' and Status '{OPEN}'; run device-types explain audit-missing-row [audit-missing-row]",
     ]
 
 
@@ -80,7 +80,7 @@ def test_without_platforms_one_finding_says_how_to_name_the_backend(shapes: Proj
         f"{DOCS}:12: 3 tables ('## 310P', '### 910C', '### 910A') have no 'Backend' column and neither a "
         "heading nor the document's path names a backend; map the headings in [tool.device_types] platforms "
         '(e.g. platforms = { "310P" = "npu", "910C" = "npu", "910A" = "npu" }), set default_backend, or add '
-        "a 'Backend' column [audit-table-no-backend]",
+        "a 'Backend' column; run device-types explain audit-table-no-backend [audit-table-no-backend]",
         human_findings()[1],
         human_findings()[2],
         f"{POOL}:14: {UNGUARDED}",
@@ -94,12 +94,12 @@ def test_strict_demands_the_policy_schema_and_wording(shapes: Project) -> None:
     renames = (
         "columns 'Op', 'Error', 'Workaround' and 'Verified on' are 'Op name', 'Error description', "
         "'Composite workaround' and 'Platform version' in the policy's schema; rename them "
-        "(device-types audit --fix does) [audit-table-header-name]"
+        "(device-types audit --fix does); run device-types explain audit-table-header-name [audit-table-header-name]"
     )
     assert [f"{DOCS}:{n}: {renames}" for n in (12, 31, 41)] == [line for line in lines if "header-name" in line]
-    assert f"{DOCS}:31: table has no 'Backend' column; add it (mps, cuda or npu); the heading '### 910C' (line 29) says npu (device-types audit --fix adds it) [audit-table-missing-column]" in lines
-    assert f"{DOCS}:41: table has no 'Status' column; add it ('{OPEN}' or '{RESOLVED}'); a table without it is read as '{OPEN}' (device-types audit --fix adds it) [audit-table-missing-column]" in lines
-    wording = [line.split(": ", 1)[0] for line in lines if line.endswith("[audit-marker-wording]")]
+    assert f"{DOCS}:31: table has no 'Backend' column; add it (mps, cuda or npu); the heading '### 910C' (line 29) says npu (device-types audit --fix adds it); run device-types explain audit-table-missing-column [audit-table-missing-column]" in lines
+    assert f"{DOCS}:41: table has no 'Status' column; add it ('{OPEN}' or '{RESOLVED}'); a table without it is read as '{OPEN}' (device-types audit --fix adds it); run device-types explain audit-table-missing-column [audit-table-missing-column]" in lines
+    wording = [line.split(": ", 1)[0] for line in lines if line.endswith("; run device-types explain audit-marker-wording [audit-marker-wording]")]
     assert wording == [f"{MATH}:{n}" for n in (7, 14, 22, 29, 44, 58)] + [f"{POOL}:{n}" for n in (3, 7, 14, 21)]
     assert set(human_findings()) < set(lines)
     assert len(lines) == 6 + 3 + 6 + 10 + 1
@@ -229,7 +229,7 @@ def test_one_shared_kernel_is_narrowed_by_function_and_chip(project: Project) ->
     assert project.run().lines == [
         f"{DOCS}:8: median on npu is open, but no marker in the npu backend matches it; keep the native "
         f"kernel behind a guard marked '{FORM}' (naming aten.median or aclnnSelectK in the issue), or set "
-        f"Status to '{RESOLVED}' [audit-orphan-row]",
+        f"Status to '{RESOLVED}'; run device-types explain audit-orphan-row [audit-orphan-row]",
         f"audit failed: 1 finding in 1 file; checked 2 markers in 1 backend file (npu) against 4 rows of {DOCS}",
     ]
 
@@ -259,13 +259,13 @@ def test_marker_matched_by_error_code_alone(project: Project) -> None:
     assert project.run().lines[:-1] == [
         f"{DOCS}:5: nll_loss on npu is open, but no marker in the npu backend matches it; keep the native "
         f"kernel behind a guard marked '{FORM}' (naming aten.nll_loss in the issue), or set Status to "
-        f"'{RESOLVED}' [audit-orphan-row]",
+        f"'{RESOLVED}'; run device-types explain audit-orphan-row [audit-orphan-row]",
         f"{DOCS}:6: nll_loss2d on npu is open, but no marker in the npu backend matches it; keep the native "
         f"kernel behind a guard marked '{FORM}' (naming aten.nll_loss2d in the issue), or set Status to "
-        f"'{RESOLVED}' [audit-orphan-row]",
+        f"'{RESOLVED}'; run device-types explain audit-orphan-row [audit-orphan-row]",
         "pkg/_backends/npu/ops.py:4: cannot tell which op this marker is for; name it in the issue (e.g. "
-        "'fixes aten.baddbmm crash') or put the marker inside or directly above the op's function "
-        "[audit-marker-no-op]",
+        "'fixes aten.baddbmm crash') or put the marker inside or directly above the op's function"
+        "; run device-types explain audit-marker-no-op [audit-marker-no-op]",
     ]
 
 
@@ -282,10 +282,10 @@ def test_backend_from_heading_words_path_and_default(project: Project) -> None:
     assert lines[:2] == [
         f"{DOCS}:8: baddbmm on mps is open, but no marker in the mps backend matches it; keep the native "
         f"kernel behind a guard marked '{FORM}' (naming aten.baddbmm in the issue), or set Status to "
-        f"'{RESOLVED}' [audit-orphan-row]",
+        f"'{RESOLVED}'; run device-types explain audit-orphan-row [audit-orphan-row]",
         f"{DOCS}:14: gelu on npu is open, but no marker in the npu backend matches it; keep the native "
         f"kernel behind a guard marked '{FORM}' (naming aten.gelu in the issue), or set Status to "
-        f"'{RESOLVED}' [audit-orphan-row]",
+        f"'{RESOLVED}'; run device-types explain audit-orphan-row [audit-orphan-row]",
     ]
     project.write("docs/npu/known-kernel-issues.md", "| Op | Error | Workaround | Platform |\n|---|---|---|---|\n| `gelu` | crash | tanh | CANN 8 |\n")
     project.write("pyproject.toml", '[tool.device_types]\nknown_issues = "docs/npu/known-kernel-issues.md"\n')
@@ -348,7 +348,7 @@ def test_nul_bytes_in_backend_code_are_unreadable_source(project: Project) -> No
     outcome = project.run()
     assert outcome.lines[0] == (
         "pkg/_backends/mps/ops.py:1: not valid Python (source code string cannot contain null bytes); markers "
-        "in this file were not checked [audit-unreadable-source]"
+        "in this file were not checked; run device-types explain audit-unreadable-source [audit-unreadable-source]"
     )
 
 
@@ -414,15 +414,15 @@ def test_odd_cells_and_columns_teams_write(project: Project) -> None:
     outcome = project.run()
     assert outcome.lines == [
         f"{DOCS}:7: addmm on mps is open, but no marker in the mps backend matches it; keep the native kernel "
-        f"behind a guard marked '{FORM}' (naming aten.addmm in the issue), or set Status to '{RESOLVED}' "
-        "[audit-orphan-row]",
+        f"behind a guard marked '{FORM}' (naming aten.addmm in the issue), or set Status to '{RESOLVED}'"
+        "; run device-types explain audit-orphan-row [audit-orphan-row]",
         f"pkg/_backends/mps/ops.py:8: {DOCS}:6 says erf / erfc on mps is resolved, but this marker is still "
-        f"here; remove the marker and its guard, or set the row back to '{OPEN}' [audit-stale-marker]",
+        f"here; remove the marker and its guard, or set the row back to '{OPEN}'; run device-types explain audit-stale-marker [audit-stale-marker]",
         "audit failed: 2 findings in 2 files; checked 2 markers in 1 backend file (mps) against 3 rows of "
         f"{DOCS}",
     ]
     strict = project.run("--strict").lines
-    assert f"{DOCS}:3: columns 'Error code' and 'Error' both read as 'Error description'; rename or remove one [audit-table-duplicate-column]" in strict
+    assert f"{DOCS}:3: columns 'Error code' and 'Error' both read as 'Error description'; rename or remove one; run device-types explain audit-table-duplicate-column [audit-table-duplicate-column]" in strict
 
 
 def test_no_backend_suggests_the_device_its_kernels_belong_to(project: Project) -> None:
@@ -435,7 +435,7 @@ def test_no_backend_suggests_the_device_its_kernels_belong_to(project: Project) 
     assert project.run().lines[0] == (
         f"{DOCS}:3: the table under '## M3' has no 'Backend' column and neither a heading nor the document's "
         "path names a backend; map the headings in [tool.device_types] platforms (e.g. platforms = "
-        '{ "M3" = "mps" }), set default_backend, or add a \'Backend\' column [audit-table-no-backend]'
+        '{ "M3" = "mps" }), set default_backend, or add a \'Backend\' column; run device-types explain audit-table-no-backend [audit-table-no-backend]'
     )
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.check.candle_corpus import LABELS, Label
-from tests.check.labels import selection
+from tests.check.labels import indirect, selection
 from tests.check.pairs.candle_0_1_0a1 import PAIRS
 from tests.check.pairs.model import Pair, before_source, find_def
 
@@ -57,12 +57,98 @@ def test_every_selected_function_is_labelled(labels: dict, units: dict) -> None:
 
 
 def test_callers_of_fallbacks_are_fallbacks(labels: dict, units: dict) -> None:
-    """Indirect fallbacks: a backend function that reaches a fallback is labelled fallback."""
+    """Indirect fallbacks: a backend function that reaches a fallback is labelled fallback, unless
+    every call on the way is judged ``reached: false`` in the indirect-edge labels."""
     fallbacks = {_key(*k) for k, v in labels.items() if v.label == "fallback"}
+    taken = indirect.without_unreached_calls(units, indirect.edges())
     wrong = [(units[k].path, k[1], " -> ".join(q for _, q in chain))
-             for k, chain in selection.callers_of(units, fallbacks).items()
+             for k, chain in selection.callers_of(taken, fallbacks).items()
              if getattr(labels.get((units[k].path, k[1])), "label", None) != "fallback"]
     assert not wrong, "reach a fallback but are not labelled fallback:\n" + "\n".join(map(str, wrong))
+
+
+def test_indirect_labels_reach_a_fallback_through_reached_calls(labels: dict, units: dict) -> None:
+    """A function labelled fallback only through a chain (``indirect:``) has a chain that is taken."""
+    fallbacks = {_key(*k) for k, v in labels.items() if v.label == "fallback" and not v.why.startswith("indirect:")}
+    taken = indirect.without_unreached_calls(units, indirect.edges())
+    reaching = selection.callers_of(taken, fallbacks)
+    wrong = [k for k, v in labels.items() if v.why.startswith("indirect:") and _key(*k) not in reaching]
+    assert not wrong, f"labelled indirect fallbacks whose every chain is judged not reached: {wrong}"
+
+
+def test_indirect_edges_have_the_documented_shape(candle: Path) -> None:
+    data = indirect.load()
+    assert data["corpus"] == "candle-python==0.1.0a1"
+    problems = []
+    for e in data["edges"]:
+        extra = set(e) - {"path", "caller", "callee", "call_line", "reached", "root", "condition", "why", "also_roots"}
+        if extra or not isinstance(e["reached"], bool) or not e["why"].strip():
+            problems.append(f"malformed: {e}")
+        elif e["reached"] != (e["root"] is not None) or (not e["reached"] and e.get("also_roots")):
+            problems.append(f"a reached edge needs a root, an unreached one has none: {e}")
+        for root in ([e["root"]] if e["root"] else []) + e.get("also_roots", []):
+            path, _, line = root.rpartition(":")
+            lines = (candle / path).read_text(encoding="utf-8").splitlines() if (candle / path).is_file() else []
+            if not line.isdigit() or not 0 < int(line) <= len(lines) or not lines[int(line) - 1].strip():
+                problems.append(f"{e['caller']} -> {e['callee']}: root {root} is no line of code in the wheel")
+    keys = [(e["path"], e["caller"], e["callee"], e["call_line"]) for e in data["edges"]]
+    assert len(keys) == len(set(keys)), "a call site is judged twice"
+    assert not problems, "\n".join(problems)
+
+
+def test_every_indirect_edge_is_a_call_of_the_callee_in_the_caller(candle: Path) -> None:
+    trees: dict[str, ast.Module] = {}
+    wrong = []
+    for edge in indirect.edges():
+        tree = trees.setdefault(edge.path, ast.parse((candle / edge.path).read_text(encoding="utf-8")))
+        fn = find_def(tree, edge.caller)
+        called = {node.lineno for node in ast.walk(fn) if isinstance(node, ast.Call)
+                  and _called_name(node.func) == edge.callee.split(".")[-1]}
+        if edge.call_line not in called:
+            wrong.append(f"{edge.path}:{edge.call_line}: {edge.caller} does not call {edge.callee} there")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_reached_edges_reach_a_labelled_fallback_and_unreached_ones_are_judged_by_rule(labels: dict) -> None:
+    """A reached edge's callee is a labelled fallback; every caller of the file is labelled."""
+    problems = []
+    for edge in indirect.edges():
+        callee = labels.get((edge.path, edge.callee))
+        if edge.reached and getattr(callee, "label", None) != "fallback":
+            problems.append(f"{edge.caller} -> {edge.callee} is reached but the callee is labelled {callee}")
+        if (edge.path, edge.caller) not in labels:
+            problems.append(f"{edge.caller} is judged as a caller but has no function label")
+    assert not problems, "\n".join(problems)
+
+
+def test_indirect_pairs_cover_the_patterns_with_real_callers() -> None:
+    """Reached/unreached pairs of real callers of one callee, one pattern of issue 14 each."""
+    data = indirect.load()
+    by_site = {(e.caller, e.callee, e.call_line): e for e in indirect.edges()}
+    problems = []
+    full = 0
+    for pair in data["pairs"]:
+        if pair["pattern"] not in indirect.PATTERNS:
+            problems.append(f"unknown pattern {pair['pattern']!r}")
+        sides = [(side, pair[side]) for side in ("reached", "unreached") if pair[side] is not None]
+        if len(sides) < 2 and not pair.get("note", "").strip():
+            problems.append(f"a half pair needs a note saying why the wheel has no partner: {pair}")
+        full += len(sides) == 2
+        for side, site in sides:
+            edge = by_site.get((site["caller"], pair["callee"], site["call_line"]))
+            if edge is None or edge.reached != (side == "reached"):
+                problems.append(f"{pair['pattern']}: {site} is no {side} call of {pair['callee']}")
+    assert not problems, "\n".join(problems)
+    assert {p["pattern"] for p in data["pairs"]} == set(indirect.PATTERNS)
+    assert full >= 3 and len(data["pairs"]) >= 6
+
+
+def _called_name(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
 
 
 def test_corpus_has_enough_of_each_verdict(labels: dict) -> None:

@@ -141,14 +141,83 @@ def test_bad_input_gets_a_line_not_a_traceback(project: Path) -> None:
     (project / "fw/_backends/mps/deep.py").write_text(deep)
     huge = project / "fw/_backends/mps/huge.py"
     huge.write_text("X = 1\n" * 800_000)
-    run = run_check("--no-cache", "fw", "no/such/dir", cwd=project)
+    run = run_check("--no-cache", "fw", cwd=project)
     assert run.returncode == 2
     assert "Traceback" not in run.stderr + run.stdout
     out = run.stdout
-    assert "fw/_backends/mps/binary.py:0: skipped: not a text file (it holds NUL bytes) [device-unanalysed]" in out
+    assert ("fw/_backends/mps/binary.py:0: skipped: not a text file (it holds NUL bytes); "
+            "run device-types explain device-unanalysed [device-unanalysed]") in out
     assert "fw/_backends/mps/huge.py:0: skipped:" in out
-    assert "no/such/dir:0: no such file or directory [device-unanalysed]" in out
     assert "fw/_backends/mps/broken.py:1: syntax error" in out
+    # the summary agrees with the exit status: files were left out
+    assert out.splitlines()[-1].startswith("check incomplete: 5 files not analysed; ")
+
+
+def test_a_path_that_does_not_exist_is_one_line_and_exit_2(project: Path) -> None:
+    run = run_check("--no-cache", "fw", "no/such/dir", cwd=project)
+    assert (run.returncode, run.stdout) == (2, "")
+    assert run.stderr == ("device-types check: error: 'no/such/dir' does not exist; pass the files or "
+                          "directories of the backend code\n")
+
+
+def test_no_backend_module_is_one_line_and_exit_2(project: Path, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    for where in (str(tmp_path / "empty"), "fw/__init__.py"):
+        run = run_check("--no-cache", where, cwd=project)
+        assert (run.returncode, run.stdout) == (2, ""), where
+        assert run.stderr.startswith("device-types check: error: no backend module among the "), run.stderr
+        assert run.stderr.count("\n") == 1
+
+
+def test_sarif_validates_against_the_schema_with_code_flows(project: Path) -> None:
+    from tests.sarif import sarif_errors
+
+    _without_broken(project)
+    sarif = json.loads(run_check("--no-cache", "--format", "sarif", "fw", cwd=project).stdout)
+    assert sarif_errors(sarif) == []
+    rules = {r["id"]: r for r in sarif["runs"][0]["tool"]["driver"]["rules"]}
+    assert rules["device-indirect-fallback"]["shortDescription"]["text"] == (
+        "Call of another backend function that falls back to the host")
+    assert rules["device-indirect-fallback"]["help"]["text"].startswith("device-indirect-fallback: ")
+
+
+def test_hops_become_json_and_sarif_code_flows() -> None:
+    """The engine fills hops for indirect findings; the reporter writes them (schema-valid)."""
+    from device_types._finding import Finding, Hop
+    from device_types._report import Report, render
+    from tests.sarif import sarif_errors
+
+    hops = (Hop("fw/ops.py", 54, 14, "fw.ops.topk", 'calls "sort()"'),
+            Hop("fw/ops.py", 40, 8, "fw.ops.sort", '.to("cpu")'))
+    finding = Finding("fw/ops.py", 54, 14, "device-indirect-fallback", "m; run device-types explain x",
+                      "fw.ops.topk", "mps", ("fw.ops.topk", "fw.ops.sort"), "fw.ops.sort()", hops,
+                      "dtype == float64")
+    report = Report("check", [finding], "check failed: 1 finding", {"findings": 1}, 1)
+    data = json.loads(render(report, "json"))
+    assert data["findings"][0]["hops"] == [
+        {"path": "fw/ops.py", "line": 54, "column": 15, "function": "fw.ops.topk", "what": 'calls "sort()"'},
+        {"path": "fw/ops.py", "line": 40, "column": 9, "function": "fw.ops.sort", "what": '.to("cpu")'}]
+    assert data["findings"][0]["condition"] == "dtype == float64"
+    sarif = json.loads(render(report, "sarif"))
+    assert sarif_errors(sarif) == []
+    result = sarif["runs"][0]["results"][0]
+    flow = result["codeFlows"][0]["threadFlows"][0]["locations"]
+    assert [step["location"]["physicalLocation"]["region"] for step in flow] == [
+        {"startLine": 54, "startColumn": 15}, {"startLine": 40, "startColumn": 9}]
+    assert [r["id"] for r in result["relatedLocations"]] == [0, 1]
+    assert result["relatedLocations"][1]["message"]["text"] == 'sort: .to("cpu")'
+
+
+def test_github_annotations_and_output_file(project: Path) -> None:
+    _without_broken(project)
+    out = project / "report.txt"
+    run = run_check("--no-cache", "--format", "github", "--output", str(out), "fw/_backends/npu", cwd=project)
+    assert run.returncode == 1
+    lines = out.read_text().splitlines()
+    assert lines[0].startswith("::error file=fw/_backends/npu/ops.py,line=14,col=")
+    assert ",title=device-" in lines[0] and "; run device-types explain device-" in lines[0]
+    assert lines[-1] == run.stdout.strip()  # the summary line is in the file and on stdout
+    assert run.stdout.startswith("check failed: ")
 
 
 def test_malformed_check_config(project: Path) -> None:

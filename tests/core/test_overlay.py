@@ -153,7 +153,7 @@ def test_cli_install_to_target_and_check(tmp_path: Path) -> None:
 def test_cli_usage_errors() -> None:
     out = subprocess.run([*CLI, "frobnicate"], capture_output=True, text=True)
     assert out.returncode == 2
-    assert "unknown command 'frobnicate'" in out.stderr
+    assert "argument COMMAND: invalid choice: 'frobnicate'" in out.stderr
     assert "Traceback" not in out.stderr
 
 

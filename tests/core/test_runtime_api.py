@@ -89,3 +89,13 @@ def test_public_names() -> None:
     assert sorted(device_types.__all__) == sorted(
         ["CPU", "CUDA", "MPS", "NPU", "XPU", "Device", "DeviceMismatchError", "Tensor", "assert_device", "is_device"]
     )
+
+
+def test_isinstance_does_not_import_torch() -> None:
+    # no object is a torch tensor before torch is imported, so the answer needs no import
+    code = (
+        "import sys; from device_types import Tensor, MPS\n"
+        "print(isinstance(object(), Tensor), issubclass(int, Tensor), 'torch' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False", "False"]

@@ -140,7 +140,7 @@ def f() -> None:
 """
 NUMPY_ERROR = (
     'numpy "zeros" computes on host (numpy) data inside the mps backend (pkg.b); use the torch op on mps '
-    "tensors instead; see docs/errors.md#device-numpy  [device-numpy]"
+    "tensors instead; run device-types explain device-numpy  [device-numpy]"
 )
 
 
@@ -179,7 +179,7 @@ def test_malformed_ini_config_is_one_clean_error(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert (proc.stdout + proc.stderr).strip().splitlines() == [
         "mypy.ini: error: [device_types] backends.'pkg.b': unknown backend device 'tpu'; "
-        "use one of cuda, mps, npu, xpu  [device-config]"
+        "use one of cuda, mps, npu, xpu; run device-types explain device-config  [device-config]"
     ]
 
 
@@ -232,7 +232,7 @@ def f(x: torch.Tensor) -> None:
 """
 READBACK = (
     '"{m}()" copies tensor data to the host inside the mps backend (pkg.k); keep it on mps and use an '
-    "on-device composite of working ops; see docs/errors.md#device-readback  [device-readback]"
+    "on-device composite of working ops; run device-types explain device-readback  [device-readback]"
 )
 
 

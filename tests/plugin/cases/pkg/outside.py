@@ -27,9 +27,9 @@ def refine(x: Tensor[MPS]) -> None:
     reveal_type(x.new_zeros(3, device="cuda:2"))  # N: Revealed type is "torch._tensor.Tensor[device_types._devices.CUDA]"
     reveal_type(torch.zeros(3, device=0))  # N: Revealed type is "torch._tensor.Tensor[device_types._devices.CUDA]"
     reveal_type(torch.zeros(3, device="meta"))  # N: Revealed type is "torch._tensor.Tensor[Any]"
-    torch.zeros(3, device="gpu")  # E: unknown device "gpu"; valid device types are cpu, cuda, mps, npu, xpu (optionally with an index, e.g. "cuda:1"); see docs/errors.md#device-unknown-device  [device-unknown-device]
-    torch.device("tpu")  # E: unknown device "tpu"; valid device types are cpu, cuda, mps, npu, xpu (optionally with an index, e.g. "cuda:1"); see docs/errors.md#device-unknown-device  [device-unknown-device]
-    x.to("cuda:x")  # E: unknown device "cuda:x"; valid device types are cpu, cuda, mps, npu, xpu (optionally with an index, e.g. "cuda:1"); see docs/errors.md#device-unknown-device  [device-unknown-device]
+    torch.zeros(3, device="gpu")  # E: unknown device "gpu"; valid device types are cpu, cuda, mps, npu, xpu (optionally with an index, e.g. "cuda:1"); run device-types explain device-unknown-device  [device-unknown-device]
+    torch.device("tpu")  # E: unknown device "tpu"; valid device types are cpu, cuda, mps, npu, xpu (optionally with an index, e.g. "cuda:1"); run device-types explain device-unknown-device  [device-unknown-device]
+    x.to("cuda:x")  # E: unknown device "cuda:x"; valid device types are cpu, cuda, mps, npu, xpu (optionally with an index, e.g. "cuda:1"); run device-types explain device-unknown-device  [device-unknown-device]
     # every device type torch parses is valid (no error):
     torch.zeros(3, device="hpu")
     torch.empty(2, device="privateuseone:0")

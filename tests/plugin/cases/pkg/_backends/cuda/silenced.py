@@ -6,6 +6,6 @@ import torch
 
 def f(x: torch.Tensor) -> float:
     x.cpu()
-    x.numpy()  # E: ".numpy()" copies tensor data to the host inside the cuda backend (pkg._backends.cuda); keep it on cuda and use an on-device composite of working ops; see docs/errors.md#device-readback  [device-readback]
-    x.to("mps")  # E: the result of ".to()" is on mps, not cuda, inside the cuda backend (pkg._backends.cuda); keep it on cuda; see docs/errors.md#device-wrong-device  [device-wrong-device]
+    x.numpy()  # E: ".numpy()" copies tensor data to the host inside the cuda backend (pkg._backends.cuda); keep it on cuda and use an on-device composite of working ops; run device-types explain device-readback  [device-readback]
+    x.to("mps")  # E: the result of ".to()" is on mps, not cuda, inside the cuda backend (pkg._backends.cuda); keep it on cuda; run device-types explain device-wrong-device  [device-wrong-device]
     return x.item()
