@@ -74,7 +74,7 @@ def finding_diagnostic(finding: Finding, lines: Sequence[str], hops: Sequence[Ho
         related.append(types.DiagnosticRelatedInformation(
             types.Location(uri_of(path), types.Range(at, at)), f"{index + 1}. {function}: {what}{role}"))
     return types.Diagnostic(
-        range=line_range(lines, finding.line, finding.column, encoding),
+        range=line_range(lines, finding.line, finding.column or 0, encoding),
         message=finding.message,
         severity=(types.DiagnosticSeverity.Warning if finding.code == _codes.HOST_SYNC.name
                   else types.DiagnosticSeverity.Error),
