@@ -35,6 +35,7 @@ def benchmarks(reps: int) -> list[tuple[str, list[str]]]:
         ("audit, large tree", ["audit_large_tree.py"]),
         ("check, candle backends", ["check_bench.py", "--rounds", r, "--mypy-python", sys.executable]),
         ("check, engine choice", ["engine_choice.py"]),
+        ("lsp and check re-check, candle backends", ["lsp_bench.py", "--rounds", str(max(reps, 3))]),
     ]
 
 

@@ -73,7 +73,14 @@ def build_parser() -> argparse.ArgumentParser:
     _explain_parser(sub)
     _stubs_parser(sub)
     _coverage_parser(sub)
+    _lsp_parser(sub)
     return parser
+
+
+def _lsp_parser(sub: Any) -> None:
+    from ._lsp import configure
+
+    configure(sub.add_parser("lsp", help="language server (stdio) for editors: the check's and the audit's findings live"))
 
 
 def _report_options(parser: argparse.ArgumentParser, config_help: str) -> None:

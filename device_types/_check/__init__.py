@@ -39,12 +39,17 @@ def check_paths(paths: list[str], config: Config, *, host_sync: bool = False, di
 
     With ``use_cache``, module outlines and per-function facts are kept under
     ``display_root/.device_types_cache`` so a re-check walks only what changed."""
+    from ._project import gc_paused
+
+    with gc_paused():
+        return _check_paths(paths, config, host_sync, display_root, use_cache)
+
+
+def _check_paths(paths: list[str], config: Config, host_sync: bool, display_root: str, use_cache: bool) -> CheckResult:
     from . import _cache
 
     files, problems = discover(paths)
-    settings = (sorted(config.backends.items()), config.check.cpu_backends, config.check.readbacks,
-                config.check.uploads, config.check.vocabulary)
-    cache = _cache.load(display_root, _cache.fingerprint(settings)) if use_cache else None
+    cache = _cache.load(display_root, _cache.fingerprint(_cache.check_settings(config))) if use_cache else None
     project = Project(display_root, cache.modules if cache is not None else None)
     modules = [project.add_file(path) for path in files]
     backends = dict(config.backends) or infer_backends([m.name for m in modules])

@@ -9,6 +9,7 @@ another fingerprint is ignored (a cold run), never an error.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import pickle
@@ -17,10 +18,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._config import Config
 from ._project import Module
 from ._solver import FunctionRecord, Key
 
-__all__ = ["CACHE_DIR", "CacheData", "fingerprint", "load", "save"]
+__all__ = ["CACHE_DIR", "CacheData", "check_settings", "fingerprint", "load", "save"]
 
 CACHE_DIR = ".device_types_cache"
 _FILE = "check.pickle"
@@ -33,15 +35,36 @@ class CacheData:
     records: dict[Key, FunctionRecord] = field(default_factory=dict)
 
 
+def check_settings(config: Config) -> tuple[object, ...]:
+    """What the facts depend on besides the sources: one list for the CLI and the server."""
+    check = config.check
+    return (sorted(config.backends.items()), check.cpu_backends, check.readbacks, check.uploads,
+            getattr(check, "vocabulary", None))
+
+
 def fingerprint(settings: object) -> str:
     """Engine sources + ``settings`` (backends, declared helpers) + Python: what the facts depend on."""
     digest = hashlib.blake2b(digest_size=16)
-    digest.update(repr(settings).encode())
+    digest.update(repr(_canonical(settings)).encode())
     digest.update(sys.version.encode())
     engine = Path(__file__).resolve().parent
     for source in sorted([*engine.glob("*.py"), engine.parent / "_semantics.py"]):
         digest.update(source.read_bytes())
     return digest.hexdigest()
+
+
+def _canonical(value: object) -> object:
+    """``value`` with its sets sorted: a set's order (and so its repr) changes with each
+    process's string hashing, which would make every run's fingerprint new."""
+    if isinstance(value, (set, frozenset)):
+        return ("set", sorted((_canonical(v) for v in value), key=repr))
+    if isinstance(value, dict):
+        return ("dict", sorted(((repr(_canonical(k)), _canonical(v)) for k, v in value.items()), key=repr))
+    if isinstance(value, (list, tuple)):
+        return type(value).__name__, [_canonical(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return type(value).__name__, [(f.name, _canonical(getattr(value, f.name))) for f in dataclasses.fields(value)]
+    return value
 
 
 def load(directory: str, expected: str) -> CacheData:

@@ -12,13 +12,17 @@ cannot be read or parsed becomes a ``SourceProblem`` and an empty module.
 from __future__ import annotations
 
 import ast
+import gc
 import hashlib
+import io
 import os
+import tokenize
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 
 __all__ = ["MAX_FILE_BYTES", "Def", "FunctionInfo", "Module", "Project", "SourceProblem", "discover",
-           "import_bindings"]
+           "gc_paused", "import_bindings"]
 
 #: Larger files are skipped with a message: generated tables, not backend code.
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -90,12 +94,51 @@ class Module:
     #: Parsed lazily; never cached.
     tree: ast.Module | None = field(default=None, repr=False, compare=False)
     lines: list[str] | None = field(default=None, repr=False, compare=False)
+    #: The text it was outlined from (lines joined), so that an edit is found by a diff.
+    source: str | None = field(default=None, repr=False, compare=False)
+    #: (first line with decorators, last line) of each outermost function (no ``<locals>``).
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict, repr=False, compare=False)
+    #: qualname -> def node (built on first use, or only the re-parsed function's when
+    #: ``partial``); never cached.
+    nodes: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] | None = field(default=None, repr=False, compare=False)
+    partial: bool = field(default=False, repr=False, compare=False)
+    #: Lines that the def of an outermost function must still move by (``_patch`` moves
+    #: the defs below an edit lazily: shifting a whole tree costs more than re-parsing it).
+    offsets: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
 
     def __getstate__(self) -> dict[str, object]:
         state = dict(self.__dict__)
-        state["tree"] = None
-        state["lines"] = None
+        if state["lines"] is not None and state["source"] is None:
+            state["source"] = "\n".join(state["lines"])
+        state.update(tree=None, lines=None, nodes=None, partial=False, offsets={})
         return state
+
+    def current_lines(self) -> list[str] | None:
+        if self.lines is not None:
+            return self.lines
+        if self.source is None:
+            return None
+        return self.source.split("\n") if self.source else []
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Python's cycle collector off while the check runs.
+
+    A run allocates millions of objects that live until it ends (syntax trees, facts,
+    summaries) and makes almost no reference cycles; the collector would re-scan the growing
+    heap again and again for nothing: half of a cold run's CPU time on candle's backends
+    (benchmarks/lsp_bench.py). Reference counting still frees everything else. At the end
+    what the run made is frozen (``gc.freeze``) before the collector is back on: else its
+    first pass would scan all of it once more (0.5-0.7 s on candle), for the same nothing."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 def module_name_for(path: str) -> tuple[str, str]:
@@ -132,8 +175,11 @@ def discover(paths: Iterable[str]) -> tuple[list[str], list[SourceProblem]]:
 class Project:
     """The checked files plus every module of the same project that they import."""
 
-    def __init__(self, display_root: str = ".", cached: dict[str, Module] | None = None) -> None:
+    def __init__(self, display_root: str = ".", cached: dict[str, Module] | None = None,
+                 overlay: dict[str, bytes] | None = None) -> None:
         self.display_root = os.path.abspath(display_root)
+        #: absolute path -> text to use instead of the file's (an editor's unsaved buffers)
+        self.overlay = overlay or {}
         self.roots: list[str] = []
         self.modules: dict[str, Module] = {}
         self.problems: list[SourceProblem] = []
@@ -141,7 +187,7 @@ class Project:
         self.changed: set[str] = set()
         self._cached = cached or {}
         self._missing: set[str] = set()
-        self._nodes: dict[str, dict[str, ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+        self._shown: dict[str, str] = {}
 
     # --- loading -----------------------------------------------------------------------
 
@@ -166,9 +212,16 @@ class Project:
 
     def function_node(self, module: Module, qualname: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         """The def of ``qualname`` in ``module`` (its tree parsed, and indexed, on first use)."""
-        index = self._nodes.get(module.name)
-        if index is None:
-            index = self._nodes[module.name] = dict(_def_nodes(self.tree(module).body, ""))
+        index = module.nodes
+        if index is None or (module.partial and qualname not in index):
+            # a whole parse of the current text: every line number is current
+            module.offsets, module.partial = {}, False
+            index = module.nodes = dict(_def_nodes(self.tree(module).body, ""))
+        if module.offsets:
+            unit = qualname.split(".<locals>.", 1)[0]
+            offset = module.offsets.pop(unit, 0)
+            if offset and unit in index:
+                ast.increment_lineno(index[unit], offset)
         return index.get(qualname)
 
     def tree(self, module: Module) -> ast.Module:
@@ -184,19 +237,30 @@ class Project:
         return module.lines
 
     def display(self, path: str) -> str:
-        rel = os.path.relpath(path, self.display_root)
-        return path if rel.startswith("..") else rel
+        shown = self._shown.get(path)
+        if shown is None:  # asked once per function and finding: relpath is not cheap
+            rel = os.path.relpath(path, self.display_root)
+            shown = self._shown[path] = path if rel.startswith("..") else rel
+        return shown
 
     def _load(self, name: str, path: str) -> Module:
-        stamp = _stamp(path)
+        given = self.overlay.get(path)
+        stamp = _stamp(path) if given is None else _text_stamp(given)
         cached = self._cached.get(name)
         if cached is not None and cached.path == path and cached.stamp == stamp and stamp != (0, 0):
             self.modules[name] = cached
             return cached
+        raw = self._read(path)
+        if cached is not None and cached.path == path and raw is not None:
+            patched = _patch(cached, raw, stamp)
+            if patched is not None:
+                self.modules[name] = patched
+                if patched.lines != cached.current_lines():
+                    self.changed.add(name)
+                return patched
         module = Module(name, path, path.endswith("__init__.py"), stamp)
         self.modules[name] = module
         self.changed.add(name)
-        raw = self._read(path)
         if raw is not None:
             self._parse(module, raw)
             if module.tree is not None:
@@ -205,6 +269,9 @@ class Project:
 
     def _read(self, path: str, report: bool = True) -> bytes | None:
         shown = self.display(path)
+        given = self.overlay.get(path)
+        if given is not None:
+            return given
         try:
             size = os.path.getsize(path)
             if size > MAX_FILE_BYTES:
@@ -227,6 +294,13 @@ class Project:
     def _parse(self, module: Module, raw: bytes) -> None:
         shown = self.display(module.path)
         empty = ast.Module(body=[], type_ignores=[])
+        undecodable = _undecodable(raw)
+        if undecodable is not None:  # ast.parse takes such bytes in comments; Python refuses to import them
+            line, message = undecodable
+            self.problems.append(SourceProblem(shown, line, f"{message}, file not analysed"))
+            module.tree = empty
+            module.lines = raw.decode("utf-8", errors="replace").splitlines()
+            return
         try:
             module.tree = ast.parse(raw, filename=module.path)
         except SyntaxError as exc:
@@ -236,6 +310,148 @@ class Project:
             self.problems.append(SourceProblem(shown, 0, f"cannot be parsed, file not analysed: {exc}"))
             module.tree = empty
         module.lines = raw.decode("utf-8", errors="replace").splitlines()
+
+
+def _undecodable(raw: bytes) -> tuple[int, str] | None:
+    """(line, why) when the file is not text in its declared encoding (PEP 263; UTF-8 by default)."""
+    declared: SyntaxError | None = None
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    except SyntaxError as exc:  # a bad cookie, or the first lines are not UTF-8
+        encoding, declared = "utf-8", exc
+    try:
+        raw.decode(encoding)
+        if declared is not None:
+            return declared.lineno or 1, f"unknown source encoding ({declared.msg})"
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        return line, f"not valid {encoding} (byte 0x{raw[exc.start]:02x} on line {line})"
+    except LookupError:
+        return 1, f"unknown source encoding {encoding!r}"
+    return None
+
+
+def _text_stamp(raw: bytes) -> tuple[int, int]:
+    """An unsaved buffer's stamp: never equal to a file's (whose mtime is not negative)."""
+    return -1, int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little")
+
+
+def _patch(old: Module, raw: bytes, stamp: tuple[int, int]) -> Module | None:
+    """``old`` after an edit that stays inside one function, re-parsing only that function's
+    text; None when the edit is anything else (then the whole file is parsed).
+
+    The edit is found by a diff against the text ``old`` was outlined from (kept in the
+    cache). Functions below it keep their facts, moved. When ``old``'s tree is in memory (a
+    session) the new def takes the old one's place in it and the defs below move lazily
+    (``Module.offsets``); otherwise only the new def is known (``partial``) and the file is
+    parsed whole if another function of it has to be walked."""
+    old_lines = old.current_lines()
+    if old_lines is None or b"\0" in raw:
+        return None
+    try:
+        new_lines = raw.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        return None
+    if new_lines == old_lines:
+        return _moved(old, stamp, new_lines)
+    limit = min(len(old_lines), len(new_lines))
+    lo = 0
+    while lo < limit and old_lines[lo] == new_lines[lo]:
+        lo += 1
+    tail = 0
+    while tail < limit - lo and old_lines[-1 - tail] == new_lines[-1 - tail]:
+        tail += 1
+    first, last = lo + 1, len(old_lines) - tail  # the old lines replaced (1-based; last < first: an insertion)
+    delta = len(new_lines) - len(old_lines)
+    inside = [(q, span) for q, span in old.spans.items()
+              if (span[0] < first <= span[1] if last < first else span[0] <= first and last <= span[1])]
+    if len(inside) != 1:
+        return None
+    qualname, (start, end) = inside[0]
+    segment = new_lines[start - 1:end + delta]
+    if not segment:
+        return None
+    indented = segment[0][:1] in (" ", "\t")
+    text = "\n".join((["if 1:"] if indented else []) + segment) + "\n"
+    try:
+        parsed = ast.parse(text).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if indented:
+        if len(parsed) != 1 or not isinstance(parsed[0], ast.If):
+            return None
+        parsed = parsed[0].body
+    if len(parsed) != 1 or not isinstance(parsed[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    new_node = parsed[0]
+    ast.increment_lineno(new_node, start - 2 if indented else start - 1)
+    if new_node.name != qualname.rpartition(".")[2] or _span(new_node) != (start, end + delta):
+        return None
+    prefix = qualname.rpartition(".")[0]
+    prefix = f"{prefix}." if prefix else ""
+    fresh_nodes = dict(_def_nodes([new_node], prefix))
+    in_memory = old.tree is not None and old.lines is not None
+    if in_memory:
+        if old.nodes is None:
+            old.nodes = dict(_def_nodes(old.tree.body, ""))  # type: ignore[union-attr]
+        replaced = old.nodes.get(qualname)
+        if replaced is None or type(replaced) is not type(new_node) or not _replace(old.tree.body, replaced, new_node):  # type: ignore[union-attr]
+            return None
+    module = _moved(old, stamp, new_lines)
+    owner = old.functions.get(qualname)
+    fresh = list(_functions(module, new_lines, [new_node], prefix, owner.class_name if owner is not None else None))
+    functions: dict[str, FunctionInfo] = {}
+    for name, info in old.functions.items():
+        if name == qualname:
+            functions.update((f.qualname, f) for f in fresh)
+        elif name.startswith(qualname + ".<locals>."):
+            continue
+        elif delta and info.line > end:
+            functions[name] = replace(info, line=info.line + delta)
+        else:
+            functions[name] = info
+    module.functions = functions
+    module.spans = {q: (span if span[0] <= end else (span[0] + delta, span[1] + delta))
+                    for q, span in old.spans.items()}
+    module.spans[qualname] = (start, end + delta)
+    if in_memory:
+        assert old.nodes is not None
+        nodes = {k: v for k, v in old.nodes.items() if k != qualname and not k.startswith(qualname + ".<locals>.")}
+        nodes.update(fresh_nodes)
+        offsets = {k: v for k, v in old.offsets.items() if k != qualname}
+        if delta:
+            for name, (span_start, _) in module.spans.items():
+                if span_start > end + delta:
+                    offsets[name] = offsets.get(name, 0) + delta
+        module.nodes, module.offsets, module.partial = nodes, {k: v for k, v in offsets.items() if v}, False
+    else:
+        module.tree, module.nodes, module.offsets, module.partial = None, fresh_nodes, {}, True
+    return module
+
+
+def _moved(old: Module, stamp: tuple[int, int], lines: list[str]) -> Module:
+    module = replace(old, stamp=stamp, lines=lines, source=None)
+    module.nodes, module.offsets, module.partial = old.nodes, dict(old.offsets), old.partial
+    return module
+
+
+def _replace(body: list[ast.stmt], old: ast.stmt, new: ast.stmt) -> bool:
+    """Put ``new`` where ``old`` is, in ``body`` or the blocks and classes ``_flat`` looks into."""
+    for index, node in enumerate(body):
+        if node is old:
+            body[index] = new
+            return True
+        if isinstance(node, ast.ClassDef):
+            if _replace(node.body, old, new):
+                return True
+        elif isinstance(node, (ast.If, ast.Try, ast.With, ast.AsyncWith)) or node.__class__.__name__ == "TryStar":
+            for name in ("body", "orelse", "finalbody"):
+                if _replace(getattr(node, name, []), old, new):
+                    return True
+            for handler in getattr(node, "handlers", []):
+                if _replace(handler.body, old, new):
+                    return True
+    return False
 
 
 def _stamp(path: str) -> tuple[int, int]:
@@ -289,6 +505,12 @@ def _outline(module: Module, tree: ast.Module) -> None:
                 module.aliases.setdefault(stmt.targets[0].id, stmt.value)
     for info in _functions(module, lines, tree.body, "", None):
         module.functions[info.qualname] = info
+    module.spans = {qualname: _span(node) for qualname, node in _def_nodes(tree.body, "")
+                    if ".<locals>." not in qualname}
+
+
+def _span(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]:
+    return min([node.lineno, *(d.lineno for d in node.decorator_list)]), node.end_lineno or node.lineno
 
 
 def _def(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> Def:

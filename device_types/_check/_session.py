@@ -1,0 +1,166 @@
+"""A long-lived check: the project's outlines and per-function records kept in memory.
+
+``device-types lsp`` keeps one session per workspace. It is the CLI's engine and the CLI's
+cache, held between runs instead of pickled between them: a run after an edit re-parses only
+the edited function when it can (``_project._patch``), adopts every other function's record,
+and lets the solver re-walk what saw a changed summary (``Analysis._start`` / ``_set_summary``,
+the same rule as a cached CLI run). Unsaved editor buffers are an overlay over the files.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+
+from .. import _codes
+from .._config import Config
+from . import _cache
+from ._findings import Finding, findings_for
+from ._project import FunctionInfo, Module, Project, SourceProblem, discover, gc_paused, module_name_for
+from ._solver import Analysis, BackendMap, FunctionRecord, Key
+
+__all__ = ["CheckSession", "SessionRun"]
+
+
+@dataclass
+class SessionRun:
+    """One run's outcome: what ``device-types check`` in the root would print, by file."""
+
+    #: After ``disable`` (and the baseline, when one is configured and readable).
+    findings: list[Finding]
+    problems: list[SourceProblem]
+    #: Display paths (relative to the root) of the backend files analysed.
+    files: list[str]
+    walks: int
+    #: The baseline could not be read: its one line (the findings are then unfiltered).
+    baseline_error: str | None = None
+    backends: dict[str, str] = field(default_factory=dict)
+
+
+class CheckSession:
+    """The check of one project root, re-run after edits at the cost of what they changed."""
+
+    def __init__(self, root: str, config: Config, *, use_disk_cache: bool = True) -> None:
+        self.root = os.path.abspath(root)
+        self.config = config
+        self.overlay: dict[str, bytes] = {}
+        self._fingerprint = _cache.fingerprint(_cache.check_settings(config))
+        self._disk = _cache.load(self.root, self._fingerprint) if use_disk_cache else _cache.CacheData(self._fingerprint)
+        self.modules: dict[str, Module] = dict(self._disk.modules)
+        self.records: dict[Key, FunctionRecord] = dict(self._disk.records)
+        self.project: Project | None = None
+        self.analysis: Analysis | None = None
+        self._changed: set[str] = set()
+        self._files: tuple[list[str], list[SourceProblem], dict[str, str]] | None = None
+
+    # --- inputs ------------------------------------------------------------------------
+
+    def set_text(self, path: str, text: str | None) -> None:
+        """An editor buffer's text for ``path`` (None: the file on disk again)."""
+        path = os.path.abspath(path)
+        if text is None:
+            self.overlay.pop(path, None)
+        else:
+            self.overlay[path] = text.encode("utf-8", "surrogateescape")
+
+    @property
+    def host_sync(self) -> bool:
+        check = self.config.check
+        return _codes.HOST_SYNC.name in check.enable and _codes.HOST_SYNC.name not in check.disable
+
+    def rescan(self) -> None:
+        """Files may have come or gone: the next run walks the root again."""
+        self._files = None
+
+    def knows(self, path: str) -> bool:
+        return self._files is not None and os.path.abspath(path) in self._files[0]
+
+    def backend_files(self) -> tuple[list[str], list[SourceProblem], dict[str, str]]:
+        """The root's backend files (as ``device-types check`` with no path finds them); the
+        walk of the root is kept until ``rescan`` (an edit does not add files)."""
+        if self._files is None:
+            self._files = self._scan()
+        files, problems, backends = self._files
+        return list(files), list(problems), dict(backends)
+
+    def _scan(self) -> tuple[list[str], list[SourceProblem], dict[str, str]]:
+        from . import infer_backends
+
+        files, problems = discover([self.root])
+        names = {path: module_name_for(path)[1] for path in files}
+        backends = dict(self.config.backends) or infer_backends(list(names.values()))
+        backend_map = BackendMap(replace(self.config, backends=backends))
+        chosen = [os.path.abspath(path) for path in files if backend_map.device_of(names[path]) is not None]
+        return chosen, problems, backends
+
+    # --- a run -------------------------------------------------------------------------
+
+    def run(self) -> SessionRun:
+        with gc_paused():
+            return self._run()
+
+    def _run(self) -> SessionRun:
+        files, problems, backends = self.backend_files()
+        project = Project(self.root, self.modules, dict(self.overlay))
+        modules = [project.add_file(path) for path in files]
+        backend_map = BackendMap(replace(self.config, backends=backends))
+        analysis = Analysis(project, backend_map, self.records)
+        results = analysis.run(modules)
+        findings = findings_for(results, analysis, project, self.host_sync)
+        self._keep(project, analysis)
+        shown = {project.display(f) for f in files}
+        problems = problems + [p for p in project.problems if p.path in shown]
+        disabled = set(self.config.check.disable)
+        findings = [f for f in findings if f.code not in disabled]
+        baseline_error = None
+        if self.config.check.baseline:
+            from ._baseline import BaselineError, apply_baseline
+
+            try:
+                findings, _ = apply_baseline(self.baseline_path or "", findings)
+            except BaselineError as exc:
+                baseline_error = str(exc)
+        return SessionRun(findings, problems, sorted(shown), analysis.walks, baseline_error, backends)
+
+    @property
+    def baseline_path(self) -> str | None:
+        given = self.config.check.baseline
+        return os.path.join(self.root, given) if given else None
+
+    def _keep(self, project: Project, analysis: Analysis) -> None:
+        """What the next run starts from: this run's modules and records (the cache's merge rule)."""
+        self.records = {k: r for k, r in self.records.items() if k[0] not in project.changed}
+        self.records.update(analysis.records)
+        self.modules = {**self.modules, **project.modules}
+        self._changed |= project.changed
+        self.project, self.analysis = project, analysis
+
+    def save_cache(self) -> None:
+        """Write the session's state as the CLI's cache (a later ``device-types check`` starts warm)."""
+        on_disk = {name: m for name, m in self.modules.items() if m.stamp[0] >= 0}  # unsaved buffers stay out
+        _cache.save(self.root, self._disk, on_disk, self._changed, self.records)
+
+    # --- what the editor asks ------------------------------------------------------------
+
+    def function_at(self, path: str, line: int) -> FunctionInfo | None:
+        """The innermost function of ``path`` whose def is at or above ``line`` and contains it."""
+        module = self.module_of(path)
+        if module is None or self.project is None:
+            return None
+        best: FunctionInfo | None = None
+        for info in module.functions.values():
+            node = self.project.function_node(module, info.qualname)
+            if node is None:
+                continue
+            if info.line <= line <= (node.end_lineno or node.lineno) and (best is None or info.line >= best.line):
+                best = info
+        return best
+
+    def module_of(self, path: str) -> Module | None:
+        if self.project is None:
+            return None
+        path = os.path.abspath(path)
+        for module in self.project.modules.values():
+            if module.path == path:
+                return module
+        return None
