@@ -222,7 +222,7 @@ class DeviceTypesServer(LanguageServer):
             return out
         unanalysed = {p.path for p in (self.run.problems if self.run else [])}
         for finding in result.findings:
-            if finding.code == "audit-unreadable-source" and finding.path in unanalysed:
+            if finding.code == _codes.UNREADABLE_SOURCE.name and finding.path in unanalysed:
                 continue  # the check already says this file cannot be read: one line, not two
             out.setdefault(finding.path, []).append(convert.plain_diagnostic(
                 self.lines_of(finding.path), finding.line, finding.code, finding.message, self.encoding, "audit"))
