@@ -17,6 +17,9 @@ own stubs:
   invariant-device ``torch.device`` invariant in its device, as before this round: ``x.device``
                    of a bare tensor is then ``device[Any]`` with Any in an invariant position,
                    and pyright evaluates every later overload of each factory it is passed to
+  covariant-tensor ``Tensor``'s device covariant too (measurement only: pyright would then widen
+                   ``torch.bmm(a_mps, b_cuda)``'s device to ``MPS | CUDA`` instead of an error):
+                   what the invariant ``Tensor[Any]`` of bare tensors costs
 
 ``--micro FORM`` checks a file of 1,500 one-call functions instead of a tree, one call
 form per run (``bare``: ``torch.ones(n, 1, device=x.device)`` with ``x: torch.Tensor``;
@@ -126,6 +129,11 @@ def invariant_device(c_module: str) -> str:
     return c_module[:start] + c_module[start:end].replace("_DeviceT_co", "_DeviceT") + c_module[end:]
 
 
+def covariant_tensor(layer: str) -> str:
+    old = '_DeviceT = TypeVar("_DeviceT", bound=Device, default=Any)'
+    return layer.replace(old, old.replace("bound=Device,", "bound=Device, covariant=True,"))
+
+
 MICRO_CALLS = 1500
 MICRO_FORMS = {
     "bare": ("x: torch.Tensor", "torch.ones(n, 1, device=x.device)"),
@@ -166,6 +174,7 @@ def build_variants(installed: Path, stock_torch: Path, root: Path) -> dict[str, 
         "one-name": {"_device_layer.pyi": one_name},
         "no-guard": {FUNCTIONS: lambda s: drop_overloads(s, {"_dt_Never"})},
         "invariant-device": {C_MODULE: invariant_device},
+        "covariant-tensor": {"_device_layer.pyi": covariant_tensor},
     }
     variants: dict[str, Path | None] = {"stock": None, "overlay": installed}
     for name, files in edits.items():

@@ -124,18 +124,13 @@ def patch_c_module(source: str, origin: str) -> tuple[str, list[Op]]:
             stmt.body = [_device_attribute(s) for s in _rewrite_defs(stmt.body, rewriter)]
         elif isinstance(stmt, ast.ClassDef) and stmt.name == "device":
             found.add(stmt.name)
-            _make_generic(stmt, DEVICE_CO if COVARIANT_DEVICE else DEVICE_T)
+            _make_generic(stmt, DEVICE_CO)  # covariant: layer.py says why
             stmt.body = _device_constructors(stmt.body)
     _generic_tensor_subclasses(module)
     missing = {"TensorBase", "device"} - found
     if missing:
         raise ValueError(f"{origin}: class {', '.join(sorted(missing))} not found; this torch's stubs have an unknown layout")
     return _finish(module, origin, is_c_module=True), rewriter.ops
-
-
-#: ``torch.device`` is covariant in its device (see layer.py); benchmarks/overlay_encodings.py
-#: turns this off to measure the invariant encoding before it.
-COVARIANT_DEVICE = True
 
 
 def _make_generic(cls: ast.ClassDef, type_var: str = DEVICE_T) -> None:
@@ -167,7 +162,7 @@ def _device_constructors(body: list[ast.stmt]) -> list[ast.stmt]:
     for stmt in body:
         if isinstance(stmt, ast.FunctionDef) and stmt.name == "__get__":
             # torch declares device a descriptor; ``x.device`` goes through __get__.
-            stmt.returns = ast.Subscript(value=name("device"), slice=name(DEVICE_CO if COVARIANT_DEVICE else DEVICE_T), ctx=ast.Load())
+            stmt.returns = ast.Subscript(value=name("device"), slice=name(DEVICE_CO), ctx=ast.Load())
         if isinstance(stmt, ast.FunctionDef) and stmt.name == "__init__":
             if generated:
                 out.extend(generated)
