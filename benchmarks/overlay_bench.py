@@ -279,13 +279,15 @@ def main() -> int:
 
         spec, _, PACKAGE = args.real.partition(":")
         dist, _, version = spec.partition("==")
-        pkg = unpacked(dist, version) / PACKAGE
+        unpacked_root = unpacked(dist, version)
+        pkg = unpacked_root / PACKAGE  # PACKAGE may be a subpackage's path: timm/layers
         nfiles = sum(1 for _ in pkg.rglob("*.py"))
         nlines = sum(len(p.read_text(errors="replace").splitlines()) for p in pkg.rglob("*.py"))
         label = spec
     else:
         pkg, nfiles, nlines = generate(args.out, args.families, args.kernel_parts)
-    tree = pkg.parent
+        unpacked_root = pkg.parent
+    tree = unpacked_root
     target_dir = overlay_dir()
     ensure_overlay(target_dir)
     selected = tools(set(args.tools.split(",")))

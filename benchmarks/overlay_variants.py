@@ -14,6 +14,17 @@ own stubs:
   no-names         factories without their device-name overloads (``device="cuda"``)
   one-name         one literal per device name (``"cuda"``, not ``"cuda:0"``..``"cuda:7"``)
   no-guard         factories without the ``device: Never`` guard overloads
+  invariant-device ``torch.device`` invariant in its device, as before this round: ``x.device``
+                   of a bare tensor is then ``device[Any]`` with Any in an invariant position,
+                   and pyright evaluates every later overload of each factory it is passed to
+  covariant-tensor ``Tensor``'s device covariant too (measurement only: pyright would then widen
+                   ``torch.bmm(a_mps, b_cuda)``'s device to ``MPS | CUDA`` instead of an error):
+                   what the invariant ``Tensor[Any]`` of bare tensors costs
+
+``--micro FORM`` checks a file of 1,500 one-call functions instead of a tree, one call
+form per run (``bare``: ``torch.ones(n, 1, device=x.device)`` with ``x: torch.Tensor``;
+``typed``: the same with ``x: Tensor[CUDA]``; ``none``: ``torch.ones(n, 1)``; ``name``:
+``device="cuda"``), to compare encodings per call.
 
 The variants are measurements, not options: each one loses something the overlay types
 (docs/performance.md says what). The installed ``torch-stubs`` is moved aside during the
@@ -21,6 +32,7 @@ run and always put back (also on SIGTERM/SIGINT).
 
     .venv/bin/python benchmarks/overlay_variants.py                  # the model tree
     .venv/bin/python benchmarks/overlay_variants.py --real torchmetrics==1.9.0:torchmetrics
+    .venv/bin/python benchmarks/overlay_variants.py --micro bare --only invariant-device
 """
 
 from __future__ import annotations
@@ -110,6 +122,41 @@ def one_name(layer: str) -> str:
     return re.sub(r"(\w+Name: TypeAlias = Literal\['(\w+)')[^\]]*\]", r"\1]", layer)
 
 
+def invariant_device(c_module: str) -> str:
+    """``class device(Generic[_DeviceT_co])`` back to the invariant ``_DeviceT``."""
+    start = c_module.index("class device(")
+    end = c_module.index("\nclass ", start + 1)
+    return c_module[:start] + c_module[start:end].replace("_DeviceT_co", "_DeviceT") + c_module[end:]
+
+
+def covariant_tensor(layer: str) -> str:
+    old = '_DeviceT = TypeVar("_DeviceT", bound=Device, default=Any)'
+    return layer.replace(old, old.replace("bound=Device,", "bound=Device, covariant=True,"))
+
+
+MICRO_CALLS = 1500
+MICRO_FORMS = {
+    "bare": ("x: torch.Tensor", "torch.ones(n, 1, device=x.device)"),
+    "typed": ("x: Tensor[CUDA]", "torch.ones(n, 1, device=x.device)"),
+    "none": ("x: torch.Tensor", "torch.ones(n, 1)"),
+    "name": ("x: torch.Tensor", 'torch.ones(n, 1, device="cuda")'),
+}
+
+
+def micro_tree(form: str, root: Path) -> tuple[Path, str]:
+    """A package of one module with MICRO_CALLS one-call functions of ``form``."""
+    param, call = MICRO_FORMS[form]
+    lines = ["import torch", "from device_types import CUDA, Tensor", ""]
+    for i in range(MICRO_CALLS):
+        lines += [f"def f{i}({param}, n: int) -> torch.Tensor:", f"    return {call}", ""]
+    pkg = root / f"micro_{form}"
+    if pkg.exists():
+        shutil.rmtree(pkg)
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("\n".join(lines), encoding="utf-8")
+    return root, pkg.name
+
+
 def factories(overlay: str) -> set[str]:
     return {name for name, _, _, node in _defs(overlay) if _device_annotation(node) is not None}
 
@@ -126,6 +173,8 @@ def build_variants(installed: Path, stock_torch: Path, root: Path) -> dict[str, 
         "no-names": {FUNCTIONS: lambda s: drop_overloads(s, set(DEVICE_NAMES))},
         "one-name": {"_device_layer.pyi": one_name},
         "no-guard": {FUNCTIONS: lambda s: drop_overloads(s, {"_dt_Never"})},
+        "invariant-device": {C_MODULE: invariant_device},
+        "covariant-tensor": {"_device_layer.pyi": covariant_tensor},
     }
     variants: dict[str, Path | None] = {"stock": None, "overlay": installed}
     for name, files in edits.items():
@@ -169,10 +218,14 @@ def main() -> int:
     parser.add_argument("--checker", default="pyright", choices=("pyright", "basedpyright"))
     parser.add_argument("--families", type=int, default=40, help="model modules in the generated tree")
     parser.add_argument("--real", metavar="DIST==VERSION:PACKAGE", help="check real code from the registry instead")
+    parser.add_argument("--micro", choices=sorted(MICRO_FORMS), help="check 1,500 calls of one form instead")
     parser.add_argument("--only", help="comma-separated variants to run (stock and overlay always run)")
     args = parser.parse_args()
 
-    if args.real:
+    if args.micro:
+        tree, package = micro_tree(args.micro, DEFAULT_OUT.parent / "micro")
+        label = f"{MICRO_CALLS} calls, form {args.micro}"
+    elif args.real:
         sys.path.insert(0, str(HERE.parent))
         from tests.registry import unpacked
 

@@ -37,6 +37,10 @@ def layer_source() -> str:
         '_DeviceT = TypeVar("_DeviceT", bound=Device, default=Any)',
         "# The device an argument names: torch.device[D], .to(other).",
         '_DeviceT2 = TypeVar("_DeviceT2", bound=Device, default=Any)',
+        "# torch.device's: covariant, so that x.device of a bare tensor (device[Any]) has no Any",
+        "# in an invariant position, and pyright takes the first overload that matches it",
+        "# instead of evaluating every later one (the typing spec's overload step 5).",
+        '_DeviceT_co = TypeVar("_DeviceT_co", bound=Device, covariant=True, default=Any)',
         "",
     ]
     for device_type, cls in DEVICE_BY_TYPE.items():

@@ -11,7 +11,7 @@ from device_types._devices import DEVICE_BY_TYPE
 from .annotations import LAYER, is_tensor_ref, mentions_tensor, name, parse_annotation, with_device
 from .bare import is_untyped_call, stock_types_as_any, untyped_functions
 from .base_signatures import BaseSignatures
-from .signatures import DEVICE_T, OVERLOAD, TARGET_T, TORCH_DEVICE, Op, SignatureRewriter, rank_of
+from .signatures import DEVICE_CO, DEVICE_T, OVERLOAD, TARGET_T, TORCH_DEVICE, Op, SignatureRewriter, rank_of
 
 __all__ = [
     "patch_c_module",
@@ -28,7 +28,7 @@ __all__ = [
 _IMPORTS = f"""
 from typing import Any as _dt_Any, Generic as _dt_Generic, Literal as _dt_Literal, overload as {OVERLOAD}
 from typing_extensions import Never as _dt_Never
-from {LAYER} import {DEVICE_T}, {TARGET_T}
+from {LAYER} import {DEVICE_T}, {TARGET_T}, {DEVICE_CO}
 from {LAYER} import {", ".join(f"{m.__name__} as _dt_{m.__name__}, {m.__name__}Name as _dt_{m.__name__}Name" for m in DEVICE_BY_TYPE.values())}
 """
 
@@ -124,7 +124,7 @@ def patch_c_module(source: str, origin: str) -> tuple[str, list[Op]]:
             stmt.body = [_device_attribute(s) for s in _rewrite_defs(stmt.body, rewriter)]
         elif isinstance(stmt, ast.ClassDef) and stmt.name == "device":
             found.add(stmt.name)
-            _make_generic(stmt)
+            _make_generic(stmt, DEVICE_CO)  # covariant: layer.py says why
             stmt.body = _device_constructors(stmt.body)
     _generic_tensor_subclasses(module)
     missing = {"TensorBase", "device"} - found
@@ -133,8 +133,8 @@ def patch_c_module(source: str, origin: str) -> tuple[str, list[Op]]:
     return _finish(module, origin, is_c_module=True), rewriter.ops
 
 
-def _make_generic(cls: ast.ClassDef) -> None:
-    cls.bases.append(ast.Subscript(value=name("_dt_Generic"), slice=name(DEVICE_T), ctx=ast.Load()))
+def _make_generic(cls: ast.ClassDef, type_var: str = DEVICE_T) -> None:
+    cls.bases.append(ast.Subscript(value=name("_dt_Generic"), slice=name(type_var), ctx=ast.Load()))
 
 
 def _device_attribute(stmt: ast.stmt) -> ast.stmt:
@@ -162,7 +162,7 @@ def _device_constructors(body: list[ast.stmt]) -> list[ast.stmt]:
     for stmt in body:
         if isinstance(stmt, ast.FunctionDef) and stmt.name == "__get__":
             # torch declares device a descriptor; ``x.device`` goes through __get__.
-            stmt.returns = ast.Subscript(value=name("device"), slice=name(DEVICE_T), ctx=ast.Load())
+            stmt.returns = ast.Subscript(value=name("device"), slice=name(DEVICE_CO), ctx=ast.Load())
         if isinstance(stmt, ast.FunctionDef) and stmt.name == "__init__":
             if generated:
                 out.extend(generated)

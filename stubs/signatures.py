@@ -34,6 +34,8 @@ __all__ = ["Op", "SignatureRewriter"]
 #: second one for the device an argument names (``torch.device[D2]``, ``.to(other)``).
 DEVICE_T = "_DeviceT"
 TARGET_T = "_DeviceT2"
+#: ``torch.device``'s own parameter, covariant (layer.py says why).
+DEVICE_CO = "_DeviceT_co"
 OVERLOAD = "_dt_overload"
 TORCH_DEVICE = "_dt_device"
 CPU_TENSOR_SELF = "_dt_TensorBase"

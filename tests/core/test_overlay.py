@@ -37,7 +37,10 @@ def test_overlay_carries_every_torch_stub_and_is_partial() -> None:
 def test_patched_classes_are_device_generic() -> None:
     c_module = overlay().files["_C/__init__.pyi"]
     assert "class TensorBase(_dt_Generic[_DeviceT], metaclass=_TensorMeta):" in c_module
-    assert "class device(_dt_Generic[_DeviceT]):" in c_module
+    # covariant: x.device of a bare tensor must hold no Any in an invariant position, or
+    # pyright evaluates every overload of each factory it is passed to (docs/performance.md)
+    assert "class device(_dt_Generic[_DeviceT_co]):" in c_module
+    assert '_DeviceT_co = TypeVar("_DeviceT_co", bound=Device, covariant=True, default=Any)' in overlay().files["_device_layer.pyi"]
     assert "class Tensor(torch._C.TensorBase[_DeviceT]):" in overlay().files["_tensor.pyi"]
     assert 'default=Any' in overlay().files["_device_layer.pyi"]
 
