@@ -145,7 +145,7 @@ def disjoin(left: Condition, right: Condition) -> Condition:
 def _simplified(condition: Condition) -> Condition:
     """Absorption (``A or A and B`` is ``A``) and resolution (``A and t or A and not t`` is
     ``A``), to a fixpoint: equivalent, and short enough to print."""
-    current = set(condition)
+    current = {_tidied(c) for c in condition}
     changed = True
     while changed and len(current) > 1:
         changed = False
@@ -158,12 +158,36 @@ def _simplified(condition: Condition) -> Condition:
                     changed = True
                 elif len(a) == len(b):
                     diff_a, diff_b = a - b, b - a
-                    if len(diff_a) == 1 and next(iter(diff_a)).negated() == next(iter(diff_b)):
-                        current.discard(a)
-                        current.discard(b)
-                        current.add(a & b)
-                        changed = True
+                    if len(diff_a) != 1:
+                        continue
+                    test_a, test_b = next(iter(diff_a)), next(iter(diff_b))
+                    if test_a.negated() == test_b:
+                        merged = a & b
+                    elif test_a.subject == test_b.subject and test_a.positive and test_b.positive \
+                            and test_a.values is not None and test_b.values is not None:
+                        # op is "a" or op is "b": one test, op in ("a", "b")
+                        merged = (a & b) | {Test(test_a.subject, test_a.values | test_b.values)}
+                    else:
+                        continue
+                    current.discard(a)
+                    current.discard(b)
+                    current.add(_tidied(frozenset(merged)))
+                    changed = True
     return frozenset(current)
+
+
+def _tidied(conjunction: Conjunction) -> Conjunction:
+    """Drop the tests another test of the same subject implies: ``op is "nuc"`` makes
+    ``op is not "fro"`` redundant."""
+    known = {t.subject: t.values for t in conjunction if t.positive and t.values is not None}
+    kept = [t for t in conjunction
+            if not (not t.positive and t.values is not None and t.subject in known and not (known[t.subject] & t.values))]
+    excluded: dict[Subject, frozenset[Value]] = {}
+    for test in kept:  # n != 1 and n != 2: n not in (1, 2)
+        if not test.positive and test.values is not None:
+            excluded[test.subject] = excluded.get(test.subject, frozenset()) | test.values
+    return frozenset([t for t in kept if t.positive or t.values is None]
+                     + [Test(subject, values, False) for subject, values in excluded.items()])
 
 
 # --- a callee's condition, seen from a call site -----------------------------------------
@@ -292,8 +316,13 @@ def _render_subject(subject: Subject, names: tuple[str, ...]) -> str:
     if kind == "p":
         index = subject[1]
         base = names[index] if 0 <= index < len(names) else f"arg{index}"
-        return ".".join((base, *subject[2]))
+        return _dotted(base, subject[2])
     if kind == "g":
-        return ".".join((subject[1].rpartition(".")[2], *subject[2]))
+        return _dotted(subject[1].rpartition(".")[2], subject[2])
     args = ", ".join(_render_subject(a, names) for a in subject[2])
     return f"{subject[1].rpartition('.')[2]}({args})"
+
+
+def _dotted(base: str, attrs: tuple[str, ...]) -> str:
+    """``a.shape[-1]``: attributes joined by dots, subscripts appended as written."""
+    return base + "".join(a if a.startswith("[") else f".{a}" for a in attrs)

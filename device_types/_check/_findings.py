@@ -8,6 +8,7 @@ function, so a true fallback costs one or two lines. Host syncs are a separate, 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from collections.abc import Iterable
 
 from .. import _semantics as sem
@@ -15,7 +16,7 @@ from .. import _codes
 from .._codes import explain_tail
 from .._finding import Finding
 from . import _codes as codes
-from ._conditions import ALWAYS, Condition, render
+from ._conditions import ALWAYS, Condition, disjoin, render
 from ._guards import parameter_names
 from ._project import FunctionInfo, Project
 from ._solver import Analysis, FunctionResult, indirect_path, path_order, root_order
@@ -59,6 +60,10 @@ def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project:
                    for line, column, callee, inner in facts.indirect if info.qualname not in inner.chain]
         if reached:
             chosen, callee = min(reached, key=lambda item: path_order(item[0]))
+            # the same chain reached under other conditions too: say all of them
+            for other, _ in reached:
+                if other.chain == chosen.chain and other.when != chosen.when:
+                    chosen = replace(chosen, when=disjoin(chosen.when, other.when))
             call = chosen.hops[0]
             shown_chain = " -> ".join(c.rpartition(".")[2] if "<locals>" not in c else c for c in chosen.chain)
             said = _when(chosen.when, names)

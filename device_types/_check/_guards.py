@@ -85,6 +85,11 @@ class GuardReader:
             if base is None or base[0] not in ("p", "g"):
                 return None
             return (base[0], base[1], (*base[2], expr.attr))
+        if isinstance(expr, ast.Subscript) and isinstance(expr.slice, (ast.Constant, ast.UnaryOp)):
+            base, index = self.subject(expr.value), self.literal(expr.slice)
+            if base is None or base[0] not in ("p", "g") or index is None or not isinstance(index[0], (int, str)):
+                return None
+            return (base[0], base[1], (*base[2], f"[{index[0]!r}]"))  # a.shape[-1], key[0]
         if isinstance(expr, ast.Call) and not expr.keywords:
             func = expr.func
             if isinstance(func, ast.Attribute) and not expr.args:  # a.dim(), t.is_contiguous()
