@@ -38,6 +38,10 @@ def layer_source() -> str:
         "# The device an argument names: torch.device[D], .to(other).",
         '_DeviceT2 = TypeVar("_DeviceT2", bound=Device, default=Any)',
         "",
+        "# True for mypy (which reads a name MYPY as it reads TYPE_CHECKING), unknown to pyright,",
+        "# which then takes the last of a member's declarations: see device_types_stubs/inferred.py.",
+        "MYPY: bool",
+        "",
     ]
     for device_type, cls in DEVICE_BY_TYPE.items():
         literals = ", ".join(repr(n) for n in _names(device_type))
