@@ -91,7 +91,7 @@ def for_both(for_mypy: list[ast.stmt], for_pyright: list[ast.stmt]) -> ast.If:
 _FROM_DEFAULT = {bool: "bool", int: "int", float: "float", str: "str", bytes: "bytes"}
 
 
-def pyright_parameters(fn: ast.FunctionDef, written: ast.FunctionDef) -> None:
+def pyright_parameters(fn: ast.FunctionDef, written: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
     """Parameters that ``written`` (torch's source) leaves unannotated get the type pyright
     infers from the default (``dim=0`` -> ``int``); others stay as ``fn`` has them."""
     a, w = fn.args, written.args

@@ -317,9 +317,9 @@ class _Stub:
         # pyright infers this result from torch's source where mypy reads Any (inferred.py):
         # its copy of the group gives that where the group gives stock torch's Any.
         for_pyright = copy.deepcopy(group)
-        for fn in for_pyright:
-            if isinstance(fn, ast.FunctionDef) and _is_any(fn.returns):
-                fn.returns = _type(inferred)
+        for stmt in for_pyright:
+            if isinstance(stmt, ast.FunctionDef) and _is_any(stmt.returns):
+                stmt.returns = _type(inferred)
         self.body.append(for_both(group, for_pyright))
 
 
