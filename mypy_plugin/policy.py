@@ -42,6 +42,7 @@ from . import errorcodes as codes
 from . import messages
 from .config import Backend
 from .report import fail_once
+from .superseded import withdraw_device_conflicts
 from .types import (
     Invalid,
     callee_fullname,
@@ -175,6 +176,7 @@ def check_tensor_method(api: CheckerPluginInterface, call: Call, backend: Backen
             )
     elif name in READBACKS:
         fail_once(api, messages.readback(f".{name}", backend), call.context, codes.READBACK)
+        withdraw_device_conflicts(api, call.context)
         return
     elif name in HOST_SYNCS:
         fail_once(api, messages.host_sync(f".{name}", backend), call.context, codes.HOST_SYNC)
@@ -262,11 +264,13 @@ def check_operands(api: CheckerPluginInterface, call: Call, backend: Backend) ->
         origin = host_origin(api, expr, typ) if device is None or device == "cpu" or isinstance(expr, CallExpr) else None
         if origin is not None:
             fail_once(api, messages.cpu_operand(_op_label(call), origin, backend), call.context, codes.CPU_OPERAND)
+            withdraw_device_conflicts(api, call.context)
             return
         if device is not None and device not in devices:
             devices.append(device)
     if len(devices) > 1:
         fail_once(api, messages.mixed_devices(_op_label(call), devices, backend), call.context, codes.MIXED_DEVICES)
+        withdraw_device_conflicts(api, call.context)
     elif devices and devices[0] != backend.device:
         fail_once(
             api, messages.wrong_device(f'an operand of "{_op_label(call)}"', devices[0], backend), call.context,

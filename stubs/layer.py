@@ -42,6 +42,10 @@ def layer_source() -> str:
         "# instead of evaluating every later one (the typing spec's overload step 5).",
         '_DeviceT_co = TypeVar("_DeviceT_co", bound=Device, covariant=True, default=Any)',
         "",
+        "# True for mypy (which reads a name MYPY as it reads TYPE_CHECKING), unknown to pyright,",
+        "# which then takes the last of a member's declarations: see device_types_stubs/inferred.py.",
+        "MYPY: bool",
+        "",
     ]
     for device_type, cls in DEVICE_BY_TYPE.items():
         literals = ", ".join(repr(n) for n in _names(device_type))

@@ -11,6 +11,7 @@ from device_types._devices import DEVICE_BY_TYPE
 from .annotations import LAYER, is_tensor_ref, mentions_tensor, name, parse_annotation, with_device
 from .bare import is_untyped_call, stock_types_as_any, untyped_functions
 from .base_signatures import BaseSignatures
+from .inferred import PYRIGHT_RESULTS, for_both, pyright_parameters
 from .signatures import DEVICE_CO, DEVICE_T, OVERLOAD, TARGET_T, TORCH_DEVICE, Op, SignatureRewriter, rank_of
 
 __all__ = [
@@ -27,7 +28,9 @@ __all__ = [
 # inside torch._C they are module-level aliases (_C_ALIASES).
 _IMPORTS = f"""
 from typing import Any as _dt_Any, Generic as _dt_Generic, Literal as _dt_Literal, overload as {OVERLOAD}
+from typing import Iterator as _dt_Iterator, NoReturn as _dt_NoReturn
 from typing_extensions import Never as _dt_Never
+import {LAYER} as _dt_layer
 from {LAYER} import {DEVICE_T}, {TARGET_T}, {DEVICE_CO}
 from {LAYER} import {", ".join(f"{m.__name__} as _dt_{m.__name__}, {m.__name__}Name as _dt_{m.__name__}Name" for m in DEVICE_BY_TYPE.values())}
 """
@@ -326,13 +329,24 @@ def _stub_tensor_class(
     return cls
 
 
-def _stub_tensor_method(fn: ast.FunctionDef | ast.AsyncFunctionDef, helpers: set[str], rewriter: SignatureRewriter) -> list[ast.FunctionDef]:
+def _stub_tensor_method(fn: ast.FunctionDef | ast.AsyncFunctionDef, helpers: set[str], rewriter: SignatureRewriter) -> list[ast.stmt]:
+    written = copy.deepcopy(fn)
     stub = _stub_function(fn)
-    if stock_types_as_any(fn, helpers):
-        # Checkers read this method of torch's source as Any (no return annotation, or an
-        # untyped decorator): it stays Any for every tensor, device-typed or not. A type
-        # added here would reach ordinary code too (``x.cpu()`` is device-typed), e.g.
-        # ``for v in t.cpu(): ints.append(v.item())`` would start failing. Explicit Any,
-        # not a missing annotation: pyright reads that as Unknown (strict modes report it).
-        stub.returns = name("_dt_Any")
-    return rewriter.rewrite(stub, overloaded=_is_overload(stub))
+    if not stock_types_as_any(written, helpers):
+        return list(rewriter.rewrite(stub, overloaded=_is_overload(stub)))
+    # mypy reads this method of torch's source as Any (no return annotation, or an
+    # untyped decorator): it stays Any for every tensor, device-typed or not. A type
+    # added here would reach ordinary code too (``x.cpu()`` is device-typed), e.g.
+    # ``for v in t.cpu(): ints.append(v.item())`` would start failing. Explicit Any,
+    # not a missing annotation: pyright reads that as Unknown (strict modes report it).
+    pyright_view = copy.deepcopy(stub)
+    stub.returns = name("_dt_Any")
+    for_mypy = rewriter.rewrite(stub, overloaded=_is_overload(stub))
+    result = PYRIGHT_RESULTS.get(written.name) if written.returns is None else None
+    if result is None:
+        return list(for_mypy)
+    # pyright infers a type from the body and the defaults: it keeps that (inferred.py).
+    pyright_parameters(pyright_view, written)
+    pyright_view.returns = ast.parse(result, mode="eval").body
+    for_pyright = SignatureRewriter(is_method=True).rewrite(pyright_view, overloaded=_is_overload(pyright_view))
+    return [for_both(list(for_mypy), list(for_pyright))]

@@ -33,6 +33,7 @@ from device_types._semantics import OpKind
 
 from .annotations import mentions_tensor, name, parse_annotation
 from .gradual import NEVER_IMPORT, bare_guard
+from .inferred import PYRIGHT_FUNCTION_RESULTS, for_both
 from .modules import _finish
 from .native import IMPORTS, NativeOp, NativeSchemas
 from .signatures import OVERLOAD, Op, SignatureRewriter, default_of, params_of
@@ -235,7 +236,9 @@ def _candidates(source: _Source, defs: list[ast.FunctionDef], twins: list[Native
     """(typed candidates, the function as written, whether the candidates were inferred)."""
     jit_overloads = [d for d in defs if _decorator_names(d) & {"overload", "_overload"}]
     implementation = next((d for d in reversed(defs) if d not in jit_overloads), defs[-1])
-    written = source.written(implementation)
+    # What checkers read: mypy and pyright both take a function's type comment
+    # (``# type: (Tensor, Tensor, float, str) -> (Tensor)``, cdist) where it has no annotations.
+    written = source.declared(implementation)[0] if implementation.type_comment else source.written(implementation)
     inferred = bool(jit_overloads)
     typed: list[ast.FunctionDef] = []
     for d in jit_overloads or [implementation]:
@@ -293,19 +296,31 @@ class _Stub:
             self.rewriter.ops.append(Op(public, OpKind.PRESERVE, returns_tensor, device_typed=False))
         # Where stock torch types the result as Any, bare tensors keep Any.
         guard = bare_guard(typed[0]) if typed and fallback is not None and _is_any(fallback.returns) else None
+        group: list[ast.stmt] = []
         if guard is not None:
             guard.name = public
-            self.body.append(guard)
+            group.append(guard)
         overloaded = len(typed) + (fallback is not None) + (guard is not None) > 1
         for fn in typed:
             fn.name = public
             if overloaded:
                 fn.decorator_list = [name(OVERLOAD)]
-            self.body.extend(self.rewriter.rewrite(fn, overloaded=overloaded))
+            group.extend(self.rewriter.rewrite(fn, overloaded=overloaded))
         if fallback is not None:
             fallback.name = public
             fallback.decorator_list = [name(OVERLOAD)] if overloaded else []
-            self.body.append(fallback)  # not rewritten: it is what stock torch gives
+            group.append(fallback)  # not rewritten: it is what stock torch gives
+        inferred = PYRIGHT_FUNCTION_RESULTS.get(public) if fallback is not None and _is_any(fallback.returns) else None
+        if inferred is None:
+            self.body.extend(group)
+            return
+        # pyright infers this result from torch's source where mypy reads Any (inferred.py):
+        # its copy of the group gives that where the group gives stock torch's Any.
+        for_pyright = copy.deepcopy(group)
+        for stmt in for_pyright:
+            if isinstance(stmt, ast.FunctionDef) and _is_any(stmt.returns):
+                stmt.returns = _type(inferred)
+        self.body.append(for_both(group, for_pyright))
 
 
 def functional_stub(root: Path, origin: str, schemas: NativeSchemas | None, native_ops: dict[str, list[Op]]) -> tuple[str, list[Op], list[NativeOp]]:

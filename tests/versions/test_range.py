@@ -72,11 +72,24 @@ def test_what_stock_torch_reads_as_any_stays_any() -> None:
     and ``__pow__ = untyped_wrapper(...)`` is an Any attribute, not TensorBase's op."""
     module = ast.parse(overlay_for(OTHER_VERSIONS[0]).files["_tensor.pyi"])
     tensor = next(s for s in module.body if isinstance(s, ast.ClassDef) and s.name == "Tensor")
-    defs = {s.name: s for s in tensor.body if isinstance(s, ast.FunctionDef)}
+    defs = {s.name: s for s in _as_mypy_reads(tensor.body) if isinstance(s, ast.FunctionDef)}
     for method in ("__floordiv__", "__rsub__", "__iter__", "__reversed__", "split"):
         assert ast.unparse(defs[method].returns) == "_dt_Any", method
     attributes = {ast.unparse(s.target): ast.unparse(s.annotation) for s in tensor.body if isinstance(s, ast.AnnAssign)}
     assert attributes["__pow__"] == "_dt_Any"
+
+
+def _as_mypy_reads(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A class body with each ``if <layer>.MYPY:`` resolved as mypy resolves it (pyright
+    gets the other branch: device_types_stubs/inferred.py)."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        if isinstance(stmt, ast.If) and "MYPY" in ast.unparse(stmt.test):
+            negated = isinstance(stmt.test, ast.UnaryOp)
+            out.extend(stmt.orelse if negated else stmt.body)
+        else:
+            out.append(stmt)
+    return out
 
 
 def _fake_torch(tmp_path: Path, version: str) -> Path:

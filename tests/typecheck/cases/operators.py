@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import torch
 from typing_extensions import assert_type
 
-from device_types import CUDA, Tensor
+from device_types import CPU, CUDA, Tensor
 
 
 def binary(x: Tensor[CUDA], y: Tensor[CUDA]) -> None:
@@ -58,8 +56,9 @@ def indexing_and_views(x: Tensor[CUDA]) -> None:
     assert_type(x.detach(), Tensor[CUDA])
     assert_type(x.clone(), Tensor[CUDA])
     assert_type(x.T, Tensor[CUDA])
-    # torch's Python methods without a return type stay Any, as in stock torch (bare.py)
-    assert_type(x.split(1), Any)
+    # torch's Python methods without a return type: Any for mypy, as in stock torch
+    # (bare.py); pyright's inference from torch's source, with the device (inferred.py)
+    _parts: tuple[Tensor[CUDA], ...] = x.split(1)
     assert_type(x.chunk(2)[1], Tensor[CUDA])
     assert_type(x.unbind(0)[0], Tensor[CUDA])
 
@@ -72,9 +71,9 @@ def reductions(x: Tensor[CUDA]) -> None:
     assert_type(x.max(dim=0).indices, Tensor[CUDA])
     assert_type(torch.topk(x, 1).values, Tensor[CUDA])
     assert_type(x.argmax(), Tensor[CUDA])
-    assert_type(x.norm(), Any)
-    for row in x.cpu():  # torchmetrics: ``ints.append(row.item())`` must stay valid
-        assert_type(row, Any)
+    _norm: Tensor[CUDA] = x.norm()
+    for row in x.cpu():  # an element of a CPU tensor: Any for mypy, Tensor[CPU] for pyright
+        _element: Tensor[CPU] = row
 
 
 def joins_and_functional(x: Tensor[CUDA], y: Tensor[CUDA]) -> None:

@@ -23,7 +23,7 @@ def ops(x: Tensor[MPS], y: Tensor[CUDA], z: Tensor) -> Tensor[MPS]:  # E: the si
     t = torch.arange(3)
     b = z * t  # E: "*" consumes a CPU tensor (a Tensor[CPU]) inside the mps backend (pkg._backends.mps); create it on mps (device=x.device); run device-types explain device-cpu-operand  [device-cpu-operand]
     torch.add(z, y)  # E: an operand of "add()" is on cuda, not mps, inside the mps backend (pkg._backends.mps); keep it on mps; run device-types explain device-wrong-device  [device-wrong-device]
-    torch.add(x, y)  # E: "add()" mixes tensors on mps and cuda inside the mps backend (pkg._backends.mps); keep every operand on mps; run device-types explain device-mixed-devices  [device-mixed-devices]  # E: Cannot infer value of type parameter "_DeviceT" of "add"  [misc]
+    torch.add(x, y)  # E: "add()" mixes tensors on mps and cuda inside the mps backend (pkg._backends.mps); keep every operand on mps; run device-types explain device-mixed-devices  [device-mixed-devices]
     y.sum()  # E: an operand of ".sum()" is on cuda, not mps, inside the mps backend (pkg._backends.mps); keep it on mps; run device-types explain device-wrong-device  [device-wrong-device]
     x.to(host_helper().device)  # E: ".to()" targets the CPU inside the mps backend (pkg._backends.mps); keep it on mps and use an on-device composite of working ops; run device-types explain device-cpu-target  [device-cpu-target]
     return x.to("cuda")  # E: the result of ".to()" is on cuda, not mps, inside the mps backend (pkg._backends.mps); keep it on mps; run device-types explain device-wrong-device  [device-wrong-device]  # E: Incompatible return value type (got "Tensor[CUDA]", expected "Tensor[MPS]")  [return-value]
