@@ -18,6 +18,7 @@ from device_types._semantics import (
     HOST_SYNCS,
     READBACKS,
     TARGET_TRANSFERS,
+    is_like_factory,
 )
 from mypy.nodes import CallExpr, Context, FuncDef, MemberExpr, MypyFile, OpExpr, TypeInfo
 from mypy.options import Options
@@ -139,7 +140,7 @@ class DeviceTypesPlugin(Plugin):
         owner, _, name = fullname.rpartition(".")
         kind = self._kind_of_class(owner) if owner else None
         if kind is _TENSOR:
-            refining = name in TARGET_TRANSFERS or name.startswith("new_")
+            refining = name in TARGET_TRANSFERS or is_like_factory(name)
             hook = _bind(self._tensor_method if refining else self._tensor_op, name)
         elif kind is _NUMPY:
             hook = _guarded(self._numpy_method)
@@ -192,7 +193,7 @@ class DeviceTypesPlugin(Plugin):
         """``.to``/``.cuda``-like and ``new_*`` methods: refined everywhere, policy in backends."""
         backend = self._backend(ctx.api)
         refines = not self._tree_silent and (
-            name in TARGET_TRANSFERS or (name.startswith("new_") and DEVICE_PARAMETER in ctx.callee_arg_names)
+            name in TARGET_TRANSFERS or (is_like_factory(name) and DEVICE_PARAMETER in ctx.callee_arg_names)
         )
         if backend is None and not refines:
             return ctx.default_return_type
