@@ -15,13 +15,14 @@ PROJ = CASES / "proj"
 MARK = re.compile(r"#\s*E:\s*(?P<code>device-[\w-]+)\s*$")
 
 
-def marked() -> set[tuple[str, int, str]]:
+def marked(root: Path = PROJ) -> set[tuple[str, int, str]]:
+    """(file, line, code) of every ``# E: <code>`` mark under ``root``."""
     expected = set()
-    for path in sorted(PROJ.rglob("*.py")):
+    for path in sorted(root.rglob("*.py")):
         for number, line in enumerate(path.read_text().splitlines(), 1):
             match = MARK.search(line)
             if match:
-                expected.add((path.relative_to(PROJ).as_posix(), number, match["code"]))
+                expected.add((path.relative_to(root).as_posix(), number, match["code"]))
     return expected
 
 

@@ -10,19 +10,9 @@ from __future__ import annotations
 import pytest
 
 from tests.check.conftest import CASES, run_cli
-from tests.check.test_check_cases import MARK
+from tests.check.test_check_cases import marked
 
 REACHED = CASES / "reached"
-
-
-def _marked() -> set[tuple[str, int, str]]:
-    expected = set()
-    for path in sorted(REACHED.rglob("*.py")):
-        for number, line in enumerate(path.read_text().splitlines(), 1):
-            match = MARK.search(line)
-            if match:
-                expected.add((path.relative_to(REACHED).as_posix(), number, match["code"]))
-    return expected
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +23,7 @@ def findings() -> dict[str, dict]:
 
 
 def test_findings_are_exactly_the_marked_lines(findings: dict[str, dict]) -> None:
-    assert {(f["path"], f["line"], f["code"]) for f in findings.values()} == _marked()
+    assert {(f["path"], f["line"], f["code"]) for f in findings.values()} == marked(REACHED)
 
 
 @pytest.mark.parametrize("unreached", [
