@@ -21,7 +21,6 @@ import argparse
 import os
 import re
 import resource
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,7 +28,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = ("pyproject.toml", "README.md", "device_types", "mypy_plugin", "stubs")
+sys.path.insert(0, str(ROOT))
+
+from tests.wheel import build_wheel  # noqa: E402
+
 BACKEND = "src/fw/_backends/mps/ops.py"
 FINDING = f"{BACKEND}:5: "  # the readback below
 PROJECT = {
@@ -50,7 +52,7 @@ def main() -> int:
         work = Path(tmp)
         pre_commit = args.pre_commit or _install_pre_commit(work / "pre-commit-venv")
         version = _run([pre_commit, "--version"]).stdout.strip()
-        wheel = _build_wheel(work)
+        wheel = build_wheel(work)
         print(f"{version}, Python {sys.version.split()[0]}")
         print(f"wheel: {wheel.name}, {wheel.stat().st_size:,} bytes")
         configs = {
@@ -78,22 +80,6 @@ def _install_pre_commit(venv: Path) -> str:
     _run([sys.executable, "-m", "venv", str(venv)])
     _run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "pre-commit"])
     return str(venv / "bin" / "pre-commit")
-
-
-def _build_wheel(work: Path) -> Path:
-    source = work / "source"
-    source.mkdir()
-    for name in SOURCES:
-        origin = ROOT / name
-        if origin.is_dir():
-            shutil.copytree(origin, source / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(origin, source / name)
-    dist = work / "dist"
-    _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
-          "--wheel-dir", str(dist), str(source)])
-    (wheel,) = dist.glob("device_types-*.whl")
-    return wheel
 
 
 def _documented_snippet(wheel: Path) -> str:

@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Union
 
-__all__ = ["ALWAYS", "NEVER", "Condition", "Conjunction", "Sym", "Test", "conjoin", "disjoin", "params_in",
+__all__ = ["ALWAYS", "NEVER", "Condition", "Conjunction", "Sym", "Test", "conjoin", "disjoin",
            "render", "satisfiable", "substitute"]
 
 
@@ -254,19 +254,6 @@ def _substitute_subject(subject: Subject, bindings: dict[int, Binding]) -> Subje
             args.append(replaced)
         return ("c", subject[1], tuple(args))
     return subject
-
-
-def params_in(condition: Condition) -> bool:
-    """The condition mentions a parameter (else it is about the chip, a global, or nothing)."""
-    return any(_mentions_param(t.subject) for c in condition for t in c)
-
-
-def _mentions_param(subject: Subject) -> bool:
-    if subject[0] == "p":
-        return True
-    if subject[0] == "c":
-        return any(arg[0] != "lit" and _mentions_param(arg) for arg in subject[2])
-    return False
 
 
 # --- text -------------------------------------------------------------------------------

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -20,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.wheel import build_wheel
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -27,9 +28,6 @@ else:  # pragma: no cover
 
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
-#: What the wheel is built from (build/ and *.egg-info stay out of the checkout, whose
-#: build/ holds the strict editable install).
-SOURCES = ("pyproject.toml", "README.md", "device_types", "mypy_plugin", "stubs")
 OPS = "src/fw/_backends/mps/ops.py"
 FINDING = re.compile(r"^(?P<path>[^:\s]+):(?P<line>\d+): .* \[(?P<code>[a-z0-9-]+)\]$")
 
@@ -117,20 +115,7 @@ def _wheel_name() -> str:
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel, built from a copy of the sources with this environment's setuptools
     (no build isolation, no index: nothing is downloaded)."""
-    work = tmp_path_factory.mktemp("wheel")
-    source = work / "source"
-    source.mkdir()
-    for name in SOURCES:
-        origin = ROOT / name
-        if origin.is_dir():
-            shutil.copytree(origin, source / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(origin, source / name)
-    out = work / "dist"
-    _run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
-         "--wheel-dir", str(out), str(source))
-    (built,) = out.glob("device_types-*.whl")
-    return built
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
 
 
 @pytest.fixture(scope="module")
