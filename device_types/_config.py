@@ -8,7 +8,6 @@ Torch-free and mypy-free: the plugin imports it at start-up.
 
 from __future__ import annotations
 
-import configparser
 import os
 import sys
 from collections.abc import Iterable
@@ -171,6 +170,17 @@ def _read_section(path: str) -> dict[str, Any] | None:
             if not isinstance(section, dict):
                 raise ConfigError(f"{path}: [tool.{SECTION}] must be a table")
             return section
+        return _read_ini_section(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the file: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def _read_ini_section(path: str) -> dict[str, Any] | None:
+    import configparser  # only for setup.cfg / mypy.ini: a pyproject.toml run never loads it
+
+    try:
         parser = configparser.ConfigParser(interpolation=None)
         parser.optionxform = str  # type: ignore[assignment,method-assign]  # keep module names' case
         parser.read(path, encoding="utf-8")
@@ -186,10 +196,6 @@ def _read_section(path: str) -> dict[str, Any] | None:
                 key: [v.strip() for v in value.splitlines() if v.strip()]
                 for key, value in parser.items(f"{SECTION}.check.vocabulary")}
         return section
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read the file: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     except configparser.Error as exc:
         raise ConfigError(f"{path}: not a valid INI file: {exc.message}") from None
 

@@ -64,7 +64,10 @@ def _check_paths(paths: list[str], config: Config, host_sync: bool, display_root
     results = analysis.run(modules)
     findings = findings_for(results, analysis, project, host_sync)
     if cache is not None:
-        _cache.save(display_root, cache, project.modules, project.changed, analysis.records)
+        restamped = {name for name, module in project.modules.items()  # touched, same text: a new stamp to keep
+                     if name in cache.modules and cache.modules[name].stamp != module.stamp}
+        _cache.save(display_root, cache, project.modules, project.changed, analysis.records,
+                    analysis.updated_modules() | restamped)
     shown = {project.display(f) for f in files}
     problems = problems + [p for p in project.problems if p.path in shown]
     return CheckResult(findings, problems, len(files), len(results), backends, analysis.walks, backend_files)

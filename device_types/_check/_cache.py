@@ -1,10 +1,17 @@
 """The incremental cache: module outlines and per-function facts between runs.
 
 A re-check after editing one file parses that file and walks only the functions whose
-source changed, plus whatever depends on a summary that changed (``_solver``). The cache is
-one pickle under ``.device_types_cache/`` in the directory the check runs from, stamped with
-a fingerprint of the engine, the configuration and Python; anything unreadable or from
+source changed, plus whatever depends on a summary that changed (``_solver``). The cache
+lives under ``.device_types_cache/`` in the directory the check runs from, stamped with a
+fingerprint of the engine, the configuration and Python; anything unreadable or from
 another fingerprint is ignored (a cold run), never an error.
+
+It is two pickles: the whole state (``check.pickle``), and the modules that changed since
+it was written (``check-delta.pickle``: their outlines and every record of theirs), which a
+load lays over it. A re-check after a one-file edit writes only the delta, a small part of
+the whole; the whole is written again once the delta holds a quarter of the functions, or
+when a run changed many modules. A delta names the whole it belongs to (``generation``), so
+a delta left beside another whole is ignored.
 """
 
 from __future__ import annotations
@@ -14,9 +21,7 @@ import hashlib
 import os
 import pickle
 import sys
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from .._config import Config
 from ._project import Module
@@ -26,6 +31,9 @@ __all__ = ["CACHE_DIR", "CacheData", "check_settings", "fingerprint", "load", "s
 
 CACHE_DIR = ".device_types_cache"
 _FILE = "check.pickle"
+_DELTA = "check-delta.pickle"
+#: The delta is folded into the whole once its modules hold this share of the functions.
+_DELTA_SHARE = 0.25
 
 
 @dataclass
@@ -33,6 +41,19 @@ class CacheData:
     fingerprint: str
     modules: dict[str, Module] = field(default_factory=dict)
     records: dict[Key, FunctionRecord] = field(default_factory=dict)
+    #: Of the whole file: the delta written beside it carries the same.
+    generation: str = ""
+    #: Modules whose outline and records the delta holds (they changed since the whole).
+    delta_modules: frozenset[str] = frozenset()
+
+
+@dataclass
+class _Delta:
+    fingerprint: str
+    generation: str
+    modules: dict[str, Module]
+    #: Every record of each of ``modules``.
+    records: dict[Key, FunctionRecord]
 
 
 def check_settings(config: Config) -> tuple[object, ...]:
@@ -47,9 +68,12 @@ def fingerprint(settings: object) -> str:
     digest = hashlib.blake2b(digest_size=16)
     digest.update(repr(_canonical(settings)).encode())
     digest.update(sys.version.encode())
-    engine = Path(__file__).resolve().parent
-    for source in sorted([*engine.glob("*.py"), engine.parent / "_semantics.py"]):
-        digest.update(source.read_bytes())
+    engine = os.path.dirname(os.path.realpath(__file__))
+    sources = [os.path.join(engine, n) for n in os.listdir(engine) if n.endswith(".py")]
+    package = os.path.dirname(engine)
+    for source in sorted([*sources, os.path.join(package, "_semantics.py"), os.path.join(package, "_vocabulary.py")]):
+        with open(source, "rb") as handle:
+            digest.update(handle.read())
     return digest.hexdigest()
 
 
@@ -68,22 +92,53 @@ def _canonical(value: object) -> object:
 
 
 def load(directory: str, expected: str) -> CacheData:
-    path = os.path.join(directory, CACHE_DIR, _FILE)
-    try:
-        with open(path, "rb") as handle:
-            data = pickle.load(handle)
-    except Exception:  # noqa: BLE001 - a missing or stale cache is a cold run, whatever went wrong
-        return CacheData(expected)
+    data = _read(os.path.join(directory, CACHE_DIR, _FILE))
     if not isinstance(data, CacheData) or data.fingerprint != expected:
         return CacheData(expected)
+    delta = _read(os.path.join(directory, CACHE_DIR, _DELTA))
+    if isinstance(delta, _Delta) and delta.fingerprint == expected and delta.generation == data.generation:
+        names = frozenset(delta.modules)
+        data.modules.update(delta.modules)
+        data.records = {k: r for k, r in data.records.items() if k[0] not in names}
+        data.records.update(delta.records)
+        data.delta_modules = names
     return data
 
 
+def _read(path: str) -> object:
+    try:
+        with open(path, "rb") as handle:
+            return pickle.load(handle)
+    except Exception:  # noqa: BLE001 - a missing or stale cache is a cold run, whatever went wrong
+        return None
+
+
 def save(directory: str, old: CacheData, modules: dict[str, Module], changed: set[str],
-         records: dict[Key, FunctionRecord]) -> None:
+         records: dict[Key, FunctionRecord], updated: set[str] | None = None) -> None:
+    """Write the state after a run: ``old`` with the ``changed`` modules' records replaced by
+    ``records``. ``updated`` names the modules whose outline or records this run made new
+    (None: unknown, write the whole); with none, nothing is written."""
+    if updated is not None and not updated and not changed:
+        return
     merged = {k: r for k, r in old.records.items() if k[0] not in changed}
     merged.update(records)
-    data = CacheData(old.fingerprint, {**old.modules, **modules}, merged)
+    all_modules = {**old.modules, **modules}
+    if updated is not None and old.generation:
+        in_delta = old.delta_modules | updated | changed
+        share = sum(len(all_modules[n].functions) for n in in_delta if n in all_modules)
+        if share <= _DELTA_SHARE * max(1, sum(len(m.functions) for m in all_modules.values())):
+            delta = _Delta(old.fingerprint, old.generation, {n: all_modules[n] for n in in_delta if n in all_modules},
+                           {k: r for k, r in merged.items() if k[0] in in_delta})
+            _write(directory, _DELTA, delta)
+            return
+    _write(directory, _FILE, CacheData(old.fingerprint, all_modules, merged, os.urandom(8).hex()))
+    try:
+        os.remove(os.path.join(directory, CACHE_DIR, _DELTA))
+    except OSError:
+        pass
+
+
+def _write(directory: str, name: str, data: object) -> None:
     target = os.path.join(directory, CACHE_DIR)
     try:
         os.makedirs(target, exist_ok=True)
@@ -91,9 +146,11 @@ def save(directory: str, old: CacheData, modules: dict[str, Module], changed: se
         if not os.path.exists(gitignore):
             with open(gitignore, "w", encoding="utf-8") as handle:
                 handle.write("# created by device-types check\n*\n")
+        import tempfile  # only when writing: a re-check that changed nothing never imports it
+
         fd, temp = tempfile.mkstemp(dir=target, suffix=".tmp")
         with os.fdopen(fd, "wb") as handle:
             pickle.dump(data, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(temp, os.path.join(target, _FILE))
+        os.replace(temp, os.path.join(target, name))
     except OSError:
         pass  # a read-only tree still gets its findings

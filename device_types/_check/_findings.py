@@ -142,10 +142,15 @@ def _upload_phrase(how: str) -> str:
 def _unsilenced(found: list[Finding], project: Project) -> list[Finding]:
     """Drop findings silenced on their line with ``# type: ignore[code]`` or ``# device-types: ignore[code]``."""
     by_path = {project.display(m.path): m for m in project.modules.values()}
+    texts: dict[str, list[str]] = {}
     kept = []
     for finding in found:
-        module = by_path.get(finding.path)
-        lines = project.source_lines(module) if module is not None else []
+        lines = texts.get(finding.path)
+        if lines is None:
+            module = by_path.get(finding.path)
+            # the text the cache outlined (the file's, its stamp matched): no second read
+            lines = texts[finding.path] = ((module.current_lines() or project.source_lines(module))
+                                           if module is not None else [])
         text = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
         match = _IGNORE.search(text)
         if match is not None:

@@ -82,41 +82,6 @@ class Facts:
     cpu_when: dict[tuple[int, int], Condition] = field(default_factory=dict)
 
 
-def shifted(facts: Facts, path: str, delta: int) -> Facts:
-    """``facts`` of a function whose unchanged source moved ``delta`` lines in ``path``."""
-    def move(atom: Any) -> Any:
-        if isinstance(atom, Root) and atom.path == path:
-            return replace(atom, line=atom.line + delta)
-        if isinstance(atom, LoopFilled):
-            return replace(atom, line=atom.line + delta)
-        return atom
-
-    return Facts(
-        returned={move(a) for a in facts.returned},
-        sunk=[(move(root), how) for root, how in facts.sunk],
-        when={move(root): when for root, when in facts.when.items()},
-        cpu_when={(line + delta, column): when for (line, column), when in facts.cpu_when.items()},
-        uploaded_params=set(facts.uploaded_params),
-        array_uploads=set(facts.array_uploads),
-        maybe_uploaded_params=set(facts.maybe_uploaded_params),
-        reads_into=set(facts.reads_into),
-        created=[move(root) for root in facts.created],
-        escaped={move(root) for root in facts.escaped},
-        cpu_backend_calls=[(line + delta, column, name) for line, column, name in facts.cpu_backend_calls],
-        indirect=[(line + delta, column, callee, _moved_path(path_, path, delta))
-                  for line, column, callee, path_ in facts.indirect],
-        callees=set(facts.callees),
-    )
-
-
-def _moved_path(path: FallbackPath, file: str, delta: int) -> FallbackPath:
-    """A callee's path as seen from a caller whose source moved: only the first hop is the caller's."""
-    if not path.hops or path.hops[0].path != file:
-        return path
-    first = path.hops[0]
-    return replace(path, hops=(replace(first, line=first.line + delta), *path.hops[1:]))
-
-
 def interpret(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver) -> Facts:
     walker = _Walker(info, resolver, {})
     walker.guards = GuardReader(info, node, lambda expr: resolver.resolve(info, walker.scope, expr))

@@ -21,8 +21,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
-__all__ = ["MAX_FILE_BYTES", "Def", "FunctionInfo", "Module", "Project", "SourceProblem", "discover",
-           "gc_paused", "import_bindings"]
+__all__ = ["MAX_FILE_BYTES", "Def", "Edit", "FunctionInfo", "Module", "Project", "SourceProblem", "discover",
+           "edit_between", "gc_paused", "import_bindings"]
 
 #: Larger files are skipped with a message: generated tables, not backend code.
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -36,6 +36,28 @@ class SourceProblem:
     path: str
     line: int
     message: str
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Old lines ``first``..``last`` (1-based; ``last < first`` for a pure insertion) were
+    replaced, and everything after them moved by ``delta``."""
+
+    first: int
+    last: int
+    delta: int
+
+
+def edit_between(old: list[str], new: list[str]) -> Edit:
+    limit = min(len(old), len(new))
+    lo = 0
+    while lo < limit and old[lo] == new[lo]:
+        lo += 1
+    tail = 0
+    while tail < limit - lo and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    return Edit(lo + 1, len(old) - tail, len(new) - len(old))
+
 
 
 @dataclass(frozen=True)
@@ -185,6 +207,9 @@ class Project:
         self.problems: list[SourceProblem] = []
         #: modules whose file changed since the cache was written (or were never cached)
         self.changed: set[str] = set()
+        #: path -> the edit of each changed file that was in the cache (None: its old text is
+        #: unknown), for carrying cached facts into the new lines (``_lines``)
+        self.edits: dict[str, Edit | None] = {}
         self._cached = cached or {}
         self._missing: set[str] = set()
         self._shown: dict[str, str] = {}
@@ -251,11 +276,17 @@ class Project:
             self.modules[name] = cached
             return cached
         raw = self._read(path)
-        if cached is not None and cached.path == path and raw is not None:
-            patched = _patch(cached, raw, stamp)
+        if cached is not None and cached.path == path:
+            old_lines, new_lines = cached.current_lines(), _text_lines(raw)
+            edit = None
+            if old_lines is None or new_lines is None:
+                self.edits[path] = None
+            elif new_lines != old_lines:
+                edit = self.edits[path] = edit_between(old_lines, new_lines)
+            patched = _patch(cached, stamp, old_lines, new_lines, edit) if raw is not None else None
             if patched is not None:
                 self.modules[name] = patched
-                if patched.lines != cached.current_lines():
+                if edit is not None:
                     self.changed.add(name)
                 return patched
         module = Module(name, path, path.endswith("__init__.py"), stamp)
@@ -336,7 +367,17 @@ def _text_stamp(raw: bytes) -> tuple[int, int]:
     return -1, int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little")
 
 
-def _patch(old: Module, raw: bytes, stamp: tuple[int, int]) -> Module | None:
+def _text_lines(raw: bytes | None) -> list[str] | None:
+    if raw is None or b"\0" in raw:
+        return None
+    try:
+        return raw.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        return None
+
+
+def _patch(old: Module, stamp: tuple[int, int], old_lines: list[str] | None, new_lines: list[str] | None,
+           edit: Edit | None) -> Module | None:
     """``old`` after an edit that stays inside one function, re-parsing only that function's
     text; None when the edit is anything else (then the whole file is parsed).
 
@@ -345,24 +386,11 @@ def _patch(old: Module, raw: bytes, stamp: tuple[int, int]) -> Module | None:
     session) the new def takes the old one's place in it and the defs below move lazily
     (``Module.offsets``); otherwise only the new def is known (``partial``) and the file is
     parsed whole if another function of it has to be walked."""
-    old_lines = old.current_lines()
-    if old_lines is None or b"\0" in raw:
+    if old_lines is None or new_lines is None:
         return None
-    try:
-        new_lines = raw.decode("utf-8").splitlines()
-    except UnicodeDecodeError:
-        return None
-    if new_lines == old_lines:
+    if edit is None:  # the same text (a touch, or a save without a change)
         return _moved(old, stamp, new_lines)
-    limit = min(len(old_lines), len(new_lines))
-    lo = 0
-    while lo < limit and old_lines[lo] == new_lines[lo]:
-        lo += 1
-    tail = 0
-    while tail < limit - lo and old_lines[-1 - tail] == new_lines[-1 - tail]:
-        tail += 1
-    first, last = lo + 1, len(old_lines) - tail  # the old lines replaced (1-based; last < first: an insertion)
-    delta = len(new_lines) - len(old_lines)
+    first, last, delta = edit.first, edit.last, edit.delta
     inside = [(q, span) for q, span in old.spans.items()
               if (span[0] < first <= span[1] if last < first else span[0] <= first and last <= span[1])]
     if len(inside) != 1:

@@ -20,7 +20,8 @@ from .._config import Config
 from .._vocabulary import HostVocabulary
 from . import _codes as codes
 from ._conditions import ALWAYS, Condition, disjoin
-from ._interpret import Facts, interpret, shifted
+from ._interpret import Facts, interpret
+from ._lines import LineMap, Unmappable
 from ._project import Def, FunctionInfo, Module, Project
 from ._summary import EMPTY_SUMMARY, FallbackPath, Hop, Summary
 from ._values import Param, ReadOf, Root, roots
@@ -73,6 +74,7 @@ class BackendMap:
         cpu_backends = check.cpu_backends
         self.cpu_prefixes = list(cpu_backends)
         self._cpu: dict[str, bool] = {}
+        self._prefix: dict[str, str | None] = {}
         if not cpu_backends:
             for prefix in self.backends:
                 head, _, _ = prefix.rpartition(".")
@@ -80,10 +82,15 @@ class BackendMap:
                     self.cpu_prefixes.append(f"{head}.cpu")
 
     def backend_prefix_of(self, module: str) -> str | None:
-        return self.config.backend_prefix_of(module)
+        try:
+            return self._prefix[module]
+        except KeyError:  # asked for every function, a handful of modules: answered once each
+            prefix = self._prefix[module] = self.config.backend_prefix_of(module)
+            return prefix
 
     def device_of(self, module: str) -> str | None:
-        return self.config.backend_of(module)
+        prefix = self.backend_prefix_of(module)
+        return None if prefix is None else self.backends[prefix]
 
     def is_cpu_backend(self, module: str) -> bool:
         known = self._cpu.get(module)
@@ -141,6 +148,9 @@ class Analysis:
         self.records: dict[Key, FunctionRecord] = {}
         self.walks = 0
         self._cached = cached or {}
+        self._lines = LineMap(project.edits)
+        #: Cached records adopted as they are (not walked, nothing moved): kept, not rebuilt.
+        self._kept: dict[Key, FunctionRecord] = {}
         self._functions: dict[str, FunctionInfo | None] = {}
         self._summaries: dict[Key, Summary] = {}
         self._facts: dict[Key, Facts] = {}
@@ -164,8 +174,10 @@ class Analysis:
             self._queued.discard(key)
             self._walk(self._infos[key])
         for key, facts in self._facts.items():
-            self.records[key] = FunctionRecord(self._infos[key].source_hash, self._infos[key].line, facts,
-                                               self._summaries.get(key, EMPTY_SUMMARY), self._seen.get(key, {}))
+            kept = self._kept.get(key)
+            self.records[key] = kept if kept is not None else FunctionRecord(
+                self._infos[key].source_hash, self._infos[key].line, facts, self._summaries.get(key, EMPTY_SUMMARY),
+                self._seen.get(key, {}))
         return [FunctionResult(i, self._facts.get(i.key, Facts()), self._summaries.get(i.key, EMPTY_SUMMARY))
                 for i in reported]
 
@@ -181,16 +193,17 @@ class Analysis:
             if key in self._infos:
                 continue
             self._infos[key] = info
-            record = self._cached.get(key)
-            if record is None or record.source_hash != info.source_hash or any(
-                    self._summaries.get(callee, seen) != seen for callee, seen in record.seen.items()):
+            cached = record = self._cached.get(key)
+            if record is not None and record.source_hash == info.source_hash and self._lines:
+                record = self._carried(record, info)
+            if record is None or record.source_hash != info.source_hash or record.line != info.line or any(
+                    self._summaries.get(callee, seen) is not seen and self._summaries.get(callee, seen) != seen
+                    for callee, seen in record.seen.items()):
                 self._enqueue(key)
                 continue
-            if record.line == info.line:
-                facts, summary = record.facts, record.summary
-            else:  # the same source, moved by an edit above it: the same facts, moved
-                facts = shifted(record.facts, info.path, info.line - record.line)
-                summary = self._summarize(info, facts)
+            if record is cached:
+                self._kept[key] = record
+            facts, summary = record.facts, record.summary
             self._facts[key] = facts
             self._seen[key] = dict(record.seen)
             for callee in record.seen:
@@ -200,6 +213,24 @@ class Analysis:
                 callee_info = self._info_for(callee)
                 if callee_info is not None and callee not in self._infos:
                     pending.append(callee_info)
+
+    def _carried(self, record: FunctionRecord, info: FunctionInfo) -> FunctionRecord | None:
+        """``record`` in the lines of the current sources: moved where an edit above moved
+        what it names (its own lines, its callees' hops and roots), None where it names a
+        line the edit replaced."""
+        lines, own = self._lines, info.path
+        if own not in lines.edits and not any(lines.mentions(seen) for seen in record.seen.values()):
+            return record
+        try:
+            facts = lines.facts(record.facts, own)
+            seen = {callee: lines.summary(summary) for callee, summary in record.seen.items()}
+            line = lines.line(own, record.line)
+        except Unmappable:
+            return None
+        if line == record.line and seen == record.seen and facts == record.facts:
+            return record  # nothing it names moved (the edit is below): the record as it was
+        # summarised again, not rewritten: roots of two files are ordered by line
+        return FunctionRecord(record.source_hash, line, facts, self._summarize(info, facts), seen)
 
     def _info_for(self, key: Key) -> FunctionInfo | None:
         known = self._infos.get(key)
@@ -213,8 +244,13 @@ class Analysis:
             self._queued.add(key)
             self._queue.append(key)
 
+    def updated_modules(self) -> set[str]:
+        """Modules with a record this run made or changed (what the cache must write)."""
+        return {key[0] for key, record in self.records.items() if self._cached.get(key) is not record}
+
     def _walk(self, info: FunctionInfo) -> None:
         key = info.key
+        self._kept.pop(key, None)
         self._walk_count[key] = self._walk_count.get(key, 0) + 1
         self.walks += 1
         module = self.project.module(info.module)
@@ -238,7 +274,7 @@ class Analysis:
 
     def _summarize(self, info: FunctionInfo, facts: Facts) -> Summary:
         returned = frozenset(facts.returned)
-        return Summary(
+        summary = Summary(
             returns_read_of=frozenset(a.index for a in returned if isinstance(a, ReadOf)),
             returns_param=frozenset(a.index for a in returned if isinstance(a, Param)),
             returned_roots=frozenset(r for r in roots(returned) if r.param is None),
@@ -249,6 +285,9 @@ class Analysis:
             reads_into=frozenset(facts.reads_into),
             fallbacks=self.fallback_paths(info, facts),
         )
+        # most functions do nothing with host data: one object for all of them, which the
+        # cache then stores once and compares by identity
+        return EMPTY_SUMMARY if summary == EMPTY_SUMMARY else summary
 
     def fallback_paths(self, info: FunctionInfo, facts: Facts) -> tuple[FallbackPath, ...]:
         """Every way this backend function computes on the host, each with when it is taken."""
