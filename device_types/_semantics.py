@@ -17,6 +17,7 @@ from typing import Final
 
 __all__ = [
     "ANY_DEVICE_PARAMETERS",
+    "COPY_SOURCES",
     "FIXED_TRANSFERS",
     "HOST_FACTORIES",
     "HOST_SYNCS",
@@ -25,8 +26,10 @@ __all__ = [
     "OUTPUT_PARAMETERS",
     "OpKind",
     "READBACKS",
+    "SCALAR_BOUND_FACTORIES",
     "TENSOR_DATA_FACTORIES",
     "TARGET_TRANSFERS",
+    "UPLOADED_PARAMETERS",
     "classify",
     "is_host_copy_op",
     "is_like_factory",
@@ -71,12 +74,46 @@ READBACKS: Final[frozenset[str]] = frozenset({"numpy", "tolist", "__array__"})
 #: reports them only under the opt-in code ``device-host-sync``).
 HOST_SYNCS: Final[frozenset[str]] = frozenset({"item"})
 
-#: Parameters that may legitimately hold a tensor on another device than the op's own
-#: (copy sources and device donors); keyed by op name.
-ANY_DEVICE_PARAMETERS: Final[dict[str, frozenset[str]]] = {
+#: Ops that write another tensor's data into their receiver, with the parameters of that
+#: source: it may be on any device, and the receiver is the copy's target.
+COPY_SOURCES: Final[dict[str, frozenset[str]]] = {
     "copy_": frozenset({"other", "src"}),
-    "to": frozenset({"other"}),
     "set_": frozenset({"source"}),
+}
+
+#: Index tensors torch uploads to the indexed tensor's device itself: the types accept a
+#: CPU tensor there (torch does), but inside a backend an index map built on the host is
+#: host-built op data, so the mypy plugin still reports one (unlike the other entries of
+#: ANY_DEVICE_PARAMETERS, which torch reads on the host or only copies).
+UPLOADED_PARAMETERS: Final[dict[str, frozenset[str]]] = {
+    "index_put": frozenset({"indices"}),
+    "index_put_": frozenset({"indices"}),
+    "_unsafe_masked_index": frozenset({"indices"}),
+}
+
+#: Parameters that may legitimately hold a tensor on another device than the op's own,
+#: keyed by op name. Each entry beyond the copy sources was found by running torch
+#: (tests/conformance; docs/limits.md, "Run-time conformance"): torch accepts a tensor on
+#: any device there, and a static error would reject code that runs.
+ANY_DEVICE_PARAMETERS: Final[dict[str, frozenset[str]]] = {
+    **COPY_SOURCES,
+    # a device donor: ``.to(other)`` moves to other's device
+    "to": frozenset({"other"}),
+    # split points and lengths torch reads on the host (CUDA's tensor_split wants them on
+    # the CPU; cuDNN's CTC takes targets and lengths from there)
+    "tensor_split": frozenset({"tensor_indices_or_sections"}),
+    "ctc_loss": frozenset({"targets", "input_lengths", "target_lengths"}),
+    **UPLOADED_PARAMETERS,
+    # functional scatters: ``src`` is copied into a clone of the input (a ``copy_``)
+    "diagonal_scatter": frozenset({"src"}),
+    "select_scatter": frozenset({"src"}),
+    "slice_scatter": frozenset({"src"}),
+    "as_strided_scatter": frozenset({"src"}),
+    # only the other tensor's shape is read
+    "expand_as": frozenset({"other"}),
+    "view_as": frozenset({"other"}),
+    "reshape_as": frozenset({"other"}),
+    "resize_as_": frozenset({"the_template"}),
 }
 
 #: Factories whose data argument may itself be a tensor: with no ``device=`` the result
@@ -85,6 +122,11 @@ TENSOR_DATA_FACTORIES: Final[dict[str, str]] = {"tensor": "data", "as_tensor": "
 
 #: Factories without a ``device`` parameter that always create host tensors.
 HOST_FACTORIES: Final[frozenset[str]] = frozenset({"from_numpy", "frombuffer"})
+
+#: Factories that also take their bounds as (0-dim) tensors: the bounds are read as
+#: scalars, so ``device=`` picks the device and no ``device`` gives the CPU, whatever
+#: device the bounds are on (``create``, not ``create_like``).
+SCALAR_BOUND_FACTORIES: Final[frozenset[str]] = frozenset({"linspace", "logspace"})
 
 #: Parameters that receive an op's result (``out=``): they must be on the result's
 #: device but take no part in deciding it (``torch.zeros(3, out=buf)`` is a factory).
@@ -135,7 +177,7 @@ def classify(name: str, parameters: list[str], takes_tensor: bool, mentions_tens
         return OpKind.TRANSFER
     if name in READBACKS:
         return OpKind.READBACK
-    if name in HOST_FACTORIES:
+    if name in HOST_FACTORIES or name in SCALAR_BOUND_FACTORIES:
         return OpKind.CREATE
     if DEVICE_PARAMETER in parameters:
         if takes_tensor or is_like_factory(name):

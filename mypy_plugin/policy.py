@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from device_types._semantics import (
     ANY_DEVICE_PARAMETERS,
+    COPY_SOURCES,
     DEVICE_PARAMETER,
     FIXED_TRANSFERS,
     HOST_SYNCS,
@@ -20,6 +21,7 @@ from device_types._semantics import (
     READBACKS,
     TARGET_TRANSFERS,
     TENSOR_DATA_FACTORIES,
+    UPLOADED_PARAMETERS,
     is_like_factory,
 )
 from mypy.nodes import (
@@ -55,7 +57,9 @@ from .types import (
 )
 
 #: Ops that copy into their receiver from another tensor (the receiver is the target).
-COPY_INTO = frozenset(name for name, params in ANY_DEVICE_PARAMETERS.items() if name.endswith("_"))
+#: Not every in-place op with a free parameter: ``index_put_``'s indices and
+#: ``resize_as_``'s template may sit anywhere, yet neither copies into its receiver.
+COPY_INTO = frozenset(COPY_SOURCES)
 
 
 @dataclass
@@ -236,7 +240,8 @@ def _check_target(
 
 
 def _operands(api: CheckerPluginInterface, call: Call) -> list[tuple[Expression, Type | None]]:
-    skip = ANY_DEVICE_PARAMETERS.get(call.name, frozenset())
+    # a host-built index map is still a CPU operand here, though torch uploads it itself
+    skip = ANY_DEVICE_PARAMETERS.get(call.name, frozenset()) - UPLOADED_PARAMETERS.get(call.name, frozenset())
     out: list[tuple[Expression, Type | None]] = []
     if call.receiver is not None:
         out.append((call.receiver, call.receiver_type))

@@ -1,10 +1,11 @@
 """The documented disagreements: the table in docs/limits.md, "Run-time conformance".
 
 Each row names the ops, the parameters the disagreement is about, the devices it was seen
-on, what torch does and how it is resolved (a proposed change to the op-semantics table,
-or a limit). The conformance suite explains a disagreement only by such a row, so a new
-one fails CI until someone documents it or fixes the table, and a row that stops
-happening on a device CI runs fails too (tests/conformance/test_conformance.py).
+on, what torch does and how it is resolved (a limit of the types or of a stand-in device;
+a disagreement where torch is right is fixed in the op-semantics table instead). The
+conformance suite explains a disagreement only by such a row, so a new one fails CI until
+someone documents it or fixes the table, and a row that stops happening on a device CI
+runs fails too (tests/conformance/test_conformance.py).
 """
 
 from __future__ import annotations

@@ -89,6 +89,14 @@ def test_claims_come_from_the_table(overlay_index: dict[str, OverlayOp]) -> None
     # copy_'s source may be anywhere (ANY_DEVICE_PARAMETERS); __eq__ takes any object
     assert claim_for(overlay_index["Tensor.copy_"], _Call((x, cpu), {}))[0] == "meta"
     assert claim_for(overlay_index["Tensor.__eq__"], _Call((x, cpu), {}))[0] is None
+    # what torch takes on any device (index tensors, shape templates) joins no mix
+    picked = torch.tensor([0, 1])
+    assert claim_for(overlay_index["torch.index_put"], _Call((x, (picked,), x), {}))[0] == "meta"
+    assert claim_for(overlay_index["torch.index_put"], _Call((x, (picked,), cpu), {}))[0] == ERROR
+    assert claim_for(overlay_index["Tensor.view_as"], _Call((x, cpu), {}))[0] == "meta"
+    # linspace's tensor bounds are read as numbers: without device= the result is on the CPU
+    assert OpKind.CREATE_LIKE not in overlay_index["torch.linspace"].kinds
+    assert claim_for(overlay_index["torch.linspace"], _Call((x[0, 0], x[0, 0], 5), {}))[0] == "cpu"
     # the bare-tensor guard: a CPU tensor into torch.linalg gives Any, a meta one its device
     assert claim_for(overlay_index["torch.linalg.inv"], _Call((cpu,), {}))[0] is None
     assert claim_for(overlay_index["torch.linalg.inv"], _Call((x,), {}))[0] == "meta"
