@@ -21,8 +21,6 @@ pytestmark = pytest.mark.usefixtures("fresh_overlay")
 
 #: (checker, distribution) -> {"new": places, "lost": places} that docs/limits.md explains.
 KNOWN: dict[tuple[str, str], dict[str, set[str]]] = {
-    # torch.cond / torch.while_loop read as modules with the overlay
-    ("mypy", "kornia"): {"new": {"kornia/filters/canny.py:296", "kornia/geometry/_ransac_program.py:315"}},
     # ``min(tensor)`` (Any) no longer narrows a variable first inferred as a tensor
     ("mypy", "torchvision"): {"new": {"torchvision/models/detection/transform.py:61"}},
     # factory calls whose ``device=`` is ``device | Unknown`` (the factory overloads' encoding)
