@@ -11,6 +11,7 @@ from device_types._devices import DEVICE_BY_TYPE
 from .annotations import LAYER, is_tensor_ref, mentions_tensor, name, parse_annotation, with_device
 from .bare import is_untyped_call, stock_types_as_any, untyped_functions
 from .base_signatures import BaseSignatures
+from .import_order import type_checking_only
 from .inferred import PYRIGHT_RESULTS, for_both, pyright_parameters
 from .signatures import DEVICE_CO, DEVICE_T, OVERLOAD, TARGET_T, TORCH_DEVICE, Op, SignatureRewriter, rank_of
 
@@ -30,6 +31,9 @@ _IMPORTS = f"""
 from typing import Any as _dt_Any, Generic as _dt_Generic, Literal as _dt_Literal, overload as {OVERLOAD}
 from typing import Iterator as _dt_Iterator, NoReturn as _dt_NoReturn
 from typing_extensions import Never as _dt_Never
+"""
+# Under TYPE_CHECKING, as every import the overlay adds to torch's files (import_order.py).
+_LAYER_IMPORTS = f"""
 import {LAYER} as _dt_layer
 from {LAYER} import {DEVICE_T}, {TARGET_T}, {DEVICE_CO}
 from {LAYER} import {", ".join(f"{m.__name__} as _dt_{m.__name__}, {m.__name__}Name as _dt_{m.__name__}Name" for m in DEVICE_BY_TYPE.values())}
@@ -51,7 +55,8 @@ def _finish(module: ast.Module, origin: str, *, is_c_module: bool = False) -> st
         is_future = isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"
         if not (is_doc or is_future):
             break
-    module.body[position:position] = ast.parse(_IMPORTS + ("" if is_c_module else _TORCH_C_IMPORTS)).body
+    added = type_checking_only(_LAYER_IMPORTS + ("" if is_c_module else _TORCH_C_IMPORTS))
+    module.body[position:position] = [*ast.parse(_IMPORTS).body, *added]
     if is_c_module:
         module.body.extend(ast.parse(_C_ALIASES).body)
     return _header(origin) + ast.unparse(ast.fix_missing_locations(module)) + "\n"
@@ -221,7 +226,7 @@ def stub_tensor_module(source: str, origin: str, base: BaseSignatures) -> tuple[
             body.append(_stub_class(stmt))
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             body.extend(_stub_assignment(stmt))
-    module.body = [*base.imports(), *body]
+    module.body = [*type_checking_only(base.imports()), *body]
     return _finish(module, origin), rewriter.ops
 
 

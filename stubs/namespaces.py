@@ -18,6 +18,7 @@ from device_types._semantics import OpKind
 
 from .gradual import NEVER_IMPORT, bare_guard, host_result_as_any
 from .modules import _finish, _rewrite_defs, _stub_class, _stub_function
+from .import_order import type_checking_only
 from .native import IMPORTS, NativeOp, NativeSchemas, load_schemas, structseq_class
 from .signatures import Op, SignatureRewriter
 
@@ -60,7 +61,7 @@ def namespace_stub(source: str, origin: str, schemas: NativeSchemas) -> tuple[st
     """(stub text, ops for coverage, native ops whose named results need a structseq class)."""
     module = ast.parse(source)
     ours = _imported_names()
-    body: list[ast.stmt] = list(ast.parse(IMPORTS + NEVER_IMPORT).body)
+    body: list[ast.stmt] = [*type_checking_only(IMPORTS), *ast.parse(NEVER_IMPORT).body]
     structseqs: list[NativeOp] = []
     untyped: list[Op] = []
     for stmt in module.body:
@@ -111,10 +112,11 @@ def _assignment(target: str, value: ast.expr, schemas: NativeSchemas, structseqs
 
 
 _STRUCTSEQ_IMPORTS = """
-from typing import Final, NoReturn
+from typing import Final, NoReturn, TYPE_CHECKING
 from typing_extensions import Self
-from torch import Tensor
-from torch.types import _int
+if TYPE_CHECKING:  # as every import the overlay adds (import_order.py)
+    from torch import Tensor
+    from torch.types import _int
 """
 
 

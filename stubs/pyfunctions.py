@@ -35,6 +35,7 @@ from .annotations import mentions_tensor, name, parse_annotation
 from .gradual import NEVER_IMPORT, bare_guard
 from .inferred import PYRIGHT_FUNCTION_RESULTS, for_both
 from .modules import _finish
+from .import_order import type_checking_only
 from .native import IMPORTS, NativeOp, NativeSchemas
 from .signatures import OVERLOAD, Op, SignatureRewriter, default_of, params_of
 
@@ -331,7 +332,7 @@ def functional_stub(root: Path, origin: str, schemas: NativeSchemas | None, nati
     """
     source = _Source.parse((root / FUNCTIONAL_SOURCE).read_text(encoding="utf-8"))
     stub = _Stub()
-    stub.body.extend(ast.parse(IMPORTS + _TYPING + NEVER_IMPORT).body)
+    stub.body.extend([*type_checking_only(IMPORTS), *ast.parse(_TYPING + NEVER_IMPORT).body])
     exported = _exported(source)
     ours = {(a.asname or a.name).split(".")[0] for s in ast.parse(IMPORTS).body if isinstance(s, ast.Import | ast.ImportFrom) for a in s.names}
     coverage: list[Op] = []
@@ -360,7 +361,8 @@ def functional_stub(root: Path, origin: str, schemas: NativeSchemas | None, nati
                 typed += [_constrained(c, constraints) for c in candidates]
             stub.emit(target, typed, _fallback(source.written(source.defs[leaves[0][1]][-1])))
         elif bound is not None and bound in native_ops:
-            stub.body.extend(ast.parse(f"from torch._C._VariableFunctions import {bound} as {target}" if bound == target else f"from torch._C._VariableFunctions import {bound} as _dt_{target}\n{target} = _dt_{target}").body)
+            binding = f"from torch._C._VariableFunctions import {bound} as {target}" if bound == target else f"from torch._C._VariableFunctions import {bound} as _dt_{target}\n{target} = _dt_{target}"
+            stub.body.extend(type_checking_only(binding))
             coverage += [Op(target, op.kind, op.returns_tensor, op.device_typed) for op in native_ops[bound]]
         elif target in source.defs or target in ours:
             continue  # a def, or a name the stub's own imports bind (``Tensor = torch.Tensor``)
@@ -403,9 +405,10 @@ def _imports(stmt: ast.ImportFrom, root: Path, exported: set[str], stub: _Stub, 
             twins = schemas.ops(alias.name) if schemas is not None and alias.name in schemas else []
             typed, written, inferred = _candidates(source, source.defs[alias.name], twins)
             stub.emit(local, typed, _fallback(written) if inferred or not typed else None, twins)
+            # The import stays, under a private name: mypy orders torch's modules by their
+            # imports, and this one is torch's (import_order.py).
+            kept.append(ast.alias(name=alias.name, asname=f"_dt_imported_{local}"))
         else:
             kept.append(alias)
-    if not kept:
-        return []
     stmt.names = kept
     return [stmt]

@@ -21,9 +21,8 @@ pytestmark = pytest.mark.usefixtures("fresh_overlay")
 
 #: (checker, distribution) -> {"new": places, "lost": places} that docs/limits.md explains.
 KNOWN: dict[tuple[str, str], dict[str, set[str]]] = {
-    # torch.cond / torch.while_loop read as modules with the overlay
-    ("mypy", "kornia"): {"new": {"kornia/filters/canny.py:296", "kornia/geometry/_ransac_program.py:315"}},
-    # ``min(tensor)`` (Any) no longer narrows a variable first inferred as a tensor
+    # ``v = min(tensor)`` into a variable first inferred as a tensor: mypy solves ``min``'s
+    # TypeVar from a generic instance's context (the overlay's Tensor), not from a plain one
     ("mypy", "torchvision"): {"new": {"torchvision/models/detection/transform.py:61"}},
     # factory calls whose ``device=`` is ``device | Unknown`` (the factory overloads' encoding)
     ("pyright", "timm"): {"lost": {"timm/layers/pos_embed_sincos.py:868"}},
