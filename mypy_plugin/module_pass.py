@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Optional
 
-from device_types._semantics import METADATA
+from device_types._semantics import DEVICE_PARAMETER, METADATA
 from mypy import operators
 from mypy.nodes import (
     AssignmentStmt,
@@ -39,6 +39,7 @@ from mypy.nodes import (
     FuncItem,
     IfStmt,
     IndexExpr,
+    ListExpr,
     MatchStmt,
     MemberExpr,
     MypyFile,
@@ -48,14 +49,15 @@ from mypy.nodes import (
     OverloadedFuncDef,
     Statement,
     TryStmt,
+    TupleExpr,
     WhileStmt,
     WithStmt,
 )
-from mypy.types import CallableType, Type, get_proper_type
+from mypy.types import CallableType, Instance, Type, get_proper_type
 
 from . import policy
 from .config import Backend
-from .types import is_tensor_info, tensor_instance
+from .types import MARKER_DEVICE, is_tensor_info, tensor_instance
 
 #: (receiver expression, receiver type, method name, arguments) of a site, as mypy hands
 #: them to a method hook; the context is the site's node.
@@ -85,64 +87,82 @@ class Dispatch:
 def check_module(checker: Any, tree: MypyFile, backend: Backend, dispatch: Dispatch) -> None:
     """Run the policy on every site of ``tree`` that no per-call hook covers."""
     types: dict[Expression, Type] = checker._type_maps[0]
-    sites = list(_sites(types, dispatch, _statements(tree.defs, [])))
-    if not sites:
+    device = backend.device
+    pending: list[Site] = []
+    for expr in types:
+        handler = _HANDLERS.get(type(expr))
+        site = handler(expr, types, dispatch) if handler is not None else None
+        if site is not None and not _needs_nothing(site[0], device, dispatch.receiver_methods):
+            pending.append(site)
+    for stmt in _statements(tree.defs, []):
+        site = _statement_site(stmt, types)
+        if site is not None and not _needs_nothing(site[0], device, dispatch.receiver_methods):
+            pending.append(site)
+    if not pending:
         return
-    functions = sorted(_functions(tree.defs), key=lambda f: f.line)
     errors = checker.msg.errors
     errors.set_file(checker.path, tree.fullname, scope=checker.tscope, options=checker.options)
-    sites.sort(key=lambda site: (site[0].line, site[0].column))
+    pending.sort(key=lambda site: (site[0].context.line, site[0].context.column))
+    functions = sorted(_functions(tree.defs), key=lambda f: f.line)
     with checker.tscope.module_scope(tree.fullname):
         with _Scopes(checker, functions) as scopes:
-            for context, check in sites:
-                scopes.enter(context.line)
-                check(checker, backend)
+            for call, fullname in pending:
+                scopes.enter(call.context.line)
+                if fullname is None:
+                    policy.check_tensor_method(checker, call, backend)
+                else:
+                    policy.check_function(checker, call, fullname, backend)
 
 
 # --- the sites ---------------------------------------------------------------------------
 
-Check = Callable[[Any, Backend], None]
-Site = tuple[Any, Check]
+#: A site as its per-call hook saw it, and the function's fullname (None: a tensor method).
+Site = tuple["policy.Call", Optional[str]]
+
+#: Tensor classes whose first type argument is the device, and types that are no tensor.
+_TENSORS = frozenset({"torch._tensor.Tensor", "torch._C.TensorBase"})
+_NUMBERS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
 
 
-def _method(name: str, context: Any, receiver: Expression | None, receiver_type: Type, args: Args) -> Check:
-    call = policy.Call(name, context, receiver, receiver_type, args)
-    return lambda api, backend: policy.check_tensor_method(api, call, backend)
+def _needs_nothing(call: policy.Call, device: str, receiver_methods: frozenset[str]) -> bool:
+    """The policy's common case, decided without it: every operand a tensor typed on the
+    backend's device, or a number, and none of them a call or a display (whose shape the
+    policy would read). ``check_operands`` reports nothing for such a site."""
+    if call.name in receiver_methods:
+        return False  # ``host()`` of ``host = x.cpu``: the method is the finding
+    operands = call.args if call.receiver is None else [(None, call.receiver, call.receiver_type), *call.args]
+    for name, expr, typ in operands:
+        if name == DEVICE_PARAMETER or type(expr) in _SHAPED:
+            return False
+        p = typ if type(typ) is Instance else get_proper_type(typ)
+        if type(p) is not Instance:
+            return False
+        fullname = p.type.fullname
+        if fullname in _NUMBERS:
+            continue
+        if fullname not in _TENSORS or not p.args:
+            return False
+        marker = p.args[0]
+        if type(marker) is not Instance or MARKER_DEVICE.get(marker.type.fullname) != device:
+            return False
+    return True
 
 
-def _function(name: str, fullname: str, context: CallExpr, args: Args) -> Check:
-    call = policy.Call(name, context, None, None, args)
-    return lambda api, backend: policy.check_function(api, call, fullname, backend)
+def _method(name: str, context: Any, receiver: Expression | None, receiver_type: Type | None, args: Args) -> Site:
+    return policy.Call(name, context, receiver, receiver_type, args), None
+
+
+def _function(name: str, fullname: str, context: CallExpr, args: Args) -> Site:
+    return policy.Call(name, context, None, None, args), fullname
 
 
 def _call_args(call: CallExpr, types: dict[Expression, Type]) -> Args:
     # Parameter names matter to the policy only for the names that keep their hook
     # (device=, data=, the ANY_DEVICE_PARAMETERS ops), so the keyword is enough here.
-    return [(name, arg, types[arg]) for arg, name in zip(call.args, call.arg_names) if arg in types]
+    return [(name, arg, typ) for arg, name in zip(call.args, call.arg_names) if (typ := types.get(arg)) is not None]
 
 
-def _sites(types: dict[Expression, Type], dispatch: Dispatch, statements: list[Statement]) -> Iterator[Site]:
-    for expr, typ in types.items():
-        kind = type(expr)
-        if kind is CallExpr:
-            site = _call_site(expr, types, dispatch)  # type: ignore[arg-type]
-        elif kind is OpExpr:
-            site = _op_site(expr, types)  # type: ignore[arg-type]
-        elif kind is ComparisonExpr:
-            site = _comparison_site(expr, types)  # type: ignore[arg-type]
-        elif kind is IndexExpr:
-            site = _index_site(expr, types)  # type: ignore[arg-type]
-        else:
-            continue
-        if site is not None:
-            yield expr, site
-    for stmt in statements:
-        site = _statement_site(stmt, types)
-        if site is not None:
-            yield stmt, site
-
-
-def _call_site(call: CallExpr, types: dict[Expression, Type], dispatch: Dispatch) -> Check | None:
+def _call_site(call: CallExpr, types: dict[Expression, Type], dispatch: Dispatch) -> Site | None:
     callee = call.callee
     if isinstance(callee, MemberExpr):
         receiver_type = types.get(callee.expr)
@@ -167,11 +187,11 @@ def _call_site(call: CallExpr, types: dict[Expression, Type], dispatch: Dispatch
         info = getattr(definition, "info", None)
         name = getattr(definition, "name", "")
         if name in dispatch.receiver_methods and info is not None and is_tensor_info(info):
-            return _method(name, call, None, None, _call_args(call, types))  # type: ignore[arg-type]
+            return _method(name, call, None, None, _call_args(call, types))
     return None
 
 
-def _op_site(op: OpExpr, types: dict[Expression, Type]) -> Check | None:
+def _op_site(op: OpExpr, types: dict[Expression, Type], dispatch: Dispatch) -> Site | None:
     method = operators.op_methods.get(op.op)
     if method is None:  # "and", "or"
         return None
@@ -190,7 +210,7 @@ def _op_site(op: OpExpr, types: dict[Expression, Type]) -> Check | None:
     return None
 
 
-def _comparison_site(comparison: ComparisonExpr, types: dict[Expression, Type]) -> Check | None:
+def _comparison_site(comparison: ComparisonExpr, types: dict[Expression, Type], dispatch: Dispatch) -> Site | None:
     # The hook of the first pair that involves a tensor: its context is the whole
     # comparison, so the policy ran once per comparison, with the argument as operand.
     for left, right, operator in zip(comparison.operands, comparison.operands[1:], comparison.operators):
@@ -210,7 +230,7 @@ def _comparison_site(comparison: ComparisonExpr, types: dict[Expression, Type]) 
     return None
 
 
-def _index_site(index: IndexExpr, types: dict[Expression, Type]) -> Check | None:
+def _index_site(index: IndexExpr, types: dict[Expression, Type], dispatch: Dispatch) -> Site | None:
     base = types.get(index.base)
     if tensor_instance(base) is None or index.index not in types:
         return None
@@ -218,7 +238,7 @@ def _index_site(index: IndexExpr, types: dict[Expression, Type]) -> Check | None
     return _method("__getitem__", index, None, get_proper_type(base), [(None, index.index, types[index.index])])
 
 
-def _statement_site(stmt: Statement, types: dict[Expression, Type]) -> Check | None:
+def _statement_site(stmt: Statement, types: dict[Expression, Type]) -> Site | None:
     if isinstance(stmt, OperatorAssignmentStmt):
         target, value = types.get(stmt.lvalue), types.get(stmt.rvalue)
         instance = tensor_instance(target)
@@ -239,6 +259,16 @@ def _statement_site(stmt: Statement, types: dict[Expression, Type]) -> Check | N
                     args: Args = [(None, lvalue.index, types[lvalue.index]), (None, stmt.rvalue, types[stmt.rvalue])]
                     return _method("__setitem__", lvalue, None, get_proper_type(base), args)
     return None
+
+
+_HANDLERS: dict[type, Callable[[Any, dict[Expression, Type], Dispatch], Optional[Site]]] = {
+    CallExpr: _call_site,
+    OpExpr: _op_site,
+    ComparisonExpr: _comparison_site,
+    IndexExpr: _index_site,
+}
+#: argument shapes whose device the policy reads from the expression, not the type
+_SHAPED = frozenset({CallExpr, ListExpr, TupleExpr})
 
 
 # --- statements and functions --------------------------------------------------------------
@@ -285,7 +315,7 @@ def _functions(body: list[Statement]) -> Iterator[FuncItem]:
             yield stmt.func
         elif isinstance(stmt, OverloadedFuncDef):
             for item in [*stmt.items, *([stmt.impl] if stmt.impl is not None else [])]:
-                yield item.func if isinstance(item, Decorator) else item  # type: ignore[misc]
+                yield item.func if isinstance(item, Decorator) else item
             continue
         for block in _blocks(stmt):
             yield from _functions(block.body)
