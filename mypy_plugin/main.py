@@ -49,6 +49,7 @@ from . import errorcodes as codes
 from .config import Backend, PluginConfig
 from .types import (
     MARKER_DEVICE,
+    device_of_expr,
     TORCH_DEVICE_NAMES,
     is_tensor_info,
     param_names,
@@ -116,6 +117,7 @@ class DeviceTypesPlugin(Plugin):
         # nobody reads their types, so they get no refinement either.
         self._tree_silent = False
         self._policy_done: dict[int, Context] = {}
+        self._arg_devices: dict[int, tuple[Any, str | None]] = {}
         self._device_spec_callees: dict[str, bool] = {}
 
     # --- configuration -------------------------------------------------------------------
@@ -167,12 +169,12 @@ class DeviceTypesPlugin(Plugin):
 
     def _backend(self, api: Any) -> Backend | None:
         """The backend of the module being checked (None outside backends)."""
-        tree = getattr(api, "tree", None)
+        tree = api.tree
         # dmypy re-checks single functions of a module it keeps (same tree, same nodes)
         # after resetting the checker, which gives it a new scope: a new pass over them
-        scope = getattr(api, "scope", None)
+        scope = api.scope
         if tree is not self._tree or scope is not self._scope:
-            self._tree, self._scope, self._policy_done = tree, scope, {}
+            self._tree, self._scope, self._policy_done, self._arg_devices = tree, scope, {}, {}
             self._tree_backend = self.settings.backend_of(tree.fullname) if tree is not None else None
             errors = getattr(getattr(api, "msg", None), "errors", None)
             self._tree_silent = errors is not None and errors.file in errors.ignored_files
@@ -285,11 +287,23 @@ class DeviceTypesPlugin(Plugin):
             return ctx.default_return_type
         result = ctx.default_return_type
         if refines:
-            result = refine.refine(ctx.api, result, _arg(ctx, DEVICE_PARAMETER, "other"), ctx.context)
+            result = self._refine(ctx, result, _arg(ctx, DEVICE_PARAMETER, "other"))
         if backend is not None and self._first_visit(ctx.context):
             call = policy.Call(name, ctx.context, _receiver(ctx.context), ctx.type, _args(ctx))
             policy.check_tensor_method(ctx.api, call, backend)
         return result
+
+    def _refine(self, ctx: FunctionContext | MethodContext, result: Type, found: tuple[Any, Type] | None) -> Type:
+        """``result`` with the device the argument names. mypy calls a factory's hook once
+        per overload item it tries (8 or more): the device of an argument expression is
+        read once per call site."""
+        if found is None:
+            return result
+        expr = found[0]
+        known = self._arg_devices.get(id(expr))
+        if known is None or known[0] is not expr:
+            known = self._arg_devices[id(expr)] = (expr, device_of_expr(*found))
+        return refine.apply_device(ctx.api, result, known[1], ctx.context)
 
     def _in_backend_prefix(self, fullname: str) -> bool:
         return any(fullname.startswith(prefix + ".") for prefix in self.settings.config.backends)
@@ -350,7 +364,7 @@ class DeviceTypesPlugin(Plugin):
             return ctx.default_return_type
         result = ctx.default_return_type
         if refines:
-            result = refine.refine(ctx.api, result, _arg(ctx, DEVICE_PARAMETER), ctx.context)
+            result = self._refine(ctx, result, _arg(ctx, DEVICE_PARAMETER))
         if backend is not None and self._first_visit(ctx.context):
             name = fullname.rpartition(".")[2]
             policy.check_function(ctx.api, policy.Call(name, ctx.context, None, None, _args(ctx)), fullname, backend)

@@ -23,7 +23,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from typing import Any, Optional
 
-from device_types._semantics import DEVICE_PARAMETER, METADATA
+from device_types._semantics import DEVICE_PARAMETER, FIXED_TRANSFERS, METADATA, TARGET_TRANSFERS
 from mypy import operators
 from mypy.nodes import (
     AssignmentStmt,
@@ -92,11 +92,11 @@ def check_module(checker: Any, tree: MypyFile, backend: Backend, dispatch: Dispa
     for expr in types:
         handler = _HANDLERS.get(type(expr))
         site = handler(expr, types, dispatch) if handler is not None else None
-        if site is not None and not _needs_nothing(site[0], device, dispatch.receiver_methods):
+        if site is not None and not _needs_nothing(site[0], device, dispatch):
             pending.append(site)
     for stmt in _statements(tree.defs, []):
         site = _statement_site(stmt, types)
-        if site is not None and not _needs_nothing(site[0], device, dispatch.receiver_methods):
+        if site is not None and not _needs_nothing(site[0], device, dispatch):
             pending.append(site)
     if not pending:
         return
@@ -124,15 +124,19 @@ _TENSORS = frozenset({"torch._tensor.Tensor", "torch._C.TensorBase"})
 _NUMBERS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
 
 
-def _needs_nothing(call: policy.Call, device: str, receiver_methods: frozenset[str]) -> bool:
+def _needs_nothing(call: policy.Call, device: str, dispatch: Dispatch) -> bool:
     """The policy's common case, decided without it: every operand a tensor typed on the
-    backend's device, or a number, and none of them a call or a display (whose shape the
-    policy would read). ``check_operands`` reports nothing for such a site."""
-    if call.name in receiver_methods:
+    backend's device, or a number; no display (whose items the policy reads one by one)
+    and no call whose shape could show a host tensor. ``check_operands`` reports nothing
+    for such a site."""
+    if call.name in dispatch.receiver_methods:
         return False  # ``host()`` of ``host = x.cpu``: the method is the finding
     operands = call.args if call.receiver is None else [(None, call.receiver, call.receiver_type), *call.args]
     for name, expr, typ in operands:
-        if name == DEVICE_PARAMETER or type(expr) in _SHAPED:
+        kind = type(expr)
+        if name == DEVICE_PARAMETER or kind is ListExpr or kind is TupleExpr:
+            return False
+        if kind is CallExpr and _may_show_host(expr, dispatch):  # type: ignore[arg-type]
             return False
         p = typ if type(typ) is Instance else get_proper_type(typ)
         if type(p) is not Instance:
@@ -146,6 +150,17 @@ def _needs_nothing(call: policy.Call, device: str, receiver_methods: frozenset[s
         if type(marker) is not Instance or MARKER_DEVICE.get(marker.type.fullname) != device:
             return False
     return True
+
+
+def _may_show_host(call: CallExpr, dispatch: Dispatch) -> bool:
+    """Whether ``policy.host_origin`` could read a host tensor off this call's shape
+    (``_host_call``: a transfer method, or a torch callable with ``device``): a superset
+    of the calls it reports, so that every other call is decided by its type alone."""
+    callee = call.callee
+    if isinstance(callee, MemberExpr) and (callee.name in FIXED_TRANSFERS or callee.name in TARGET_TRANSFERS):
+        return True
+    fullname = callee.fullname if isinstance(callee, (NameExpr, MemberExpr)) else None
+    return fullname is not None and fullname.startswith("torch.") and dispatch.function_hooked(fullname)
 
 
 def _method(name: str, context: Any, receiver: Expression | None, receiver_type: Type | None, args: Args) -> Site:
@@ -267,8 +282,6 @@ _HANDLERS: dict[type, Callable[[Any, dict[Expression, Type], Dispatch], Optional
     ComparisonExpr: _comparison_site,
     IndexExpr: _index_site,
 }
-#: argument shapes whose device the policy reads from the expression, not the type
-_SHAPED = frozenset({CallExpr, ListExpr, TupleExpr})
 
 
 # --- statements and functions --------------------------------------------------------------

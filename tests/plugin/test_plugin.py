@@ -139,6 +139,40 @@ def test_dmypy_uses_the_per_call_dispatch() -> None:
     assert DeviceTypesPlugin(options).per_call is True
 
 
+CONTEXT_MODULE = """\
+import torch
+
+
+class Kernel:
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + torch.arange(3)
+
+
+def helper(x: torch.Tensor) -> torch.Tensor:
+    return x * torch.ones(2)
+"""
+
+
+def test_pass_findings_are_filed_under_their_function(tmp_path: Path) -> None:
+    # The module pass reports after mypy has left the module; it files each finding under
+    # its function and class as a per-call hook would (what --show-error-context prints,
+    # and the target dmypy and mypy's error sorting use). The case configuration keeps
+    # torch's cached modules valid.
+    shutil.copy(CASES / "pyproject.toml", tmp_path / "pyproject.toml")
+    write_project(tmp_path, {
+        "pkg/__init__.py": "", "pkg/_backends/__init__.py": "", "pkg/_backends/mps/__init__.py": "",
+        "pkg/_backends/mps/k.py": CONTEXT_MODULE,
+    })
+    proc = run_mypy(tmp_path, "--show-error-context", "-p", "pkg")
+    where = "inside the mps backend (pkg._backends.mps); create it on mps (device=x.device); run device-types explain device-cpu-operand  [device-cpu-operand]"
+    assert proc.stdout.splitlines() == [
+        'pkg/_backends/mps/k.py: note: In member "forward" of class "Kernel":',
+        f'pkg/_backends/mps/k.py:6: error: "+" consumes a CPU tensor (created by "arange()" without device=) {where}',
+        'pkg/_backends/mps/k.py: note: In function "helper":',
+        f'pkg/_backends/mps/k.py:10: error: "*" consumes a CPU tensor (created by "ones()" without device=) {where}',
+    ]
+
+
 def test_every_policy_code_is_exercised_by_a_case() -> None:
     codes = {code for *_, code in expected_messages(CASES) if code}
     plugin_codes = {code.code for code in errorcodes.ALL_CODES}
@@ -158,12 +192,15 @@ def test_no_policy_error_outside_backends_or_in_composites(
 def test_type_ignore_silences_each_code(case_run: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     # cases/pyproject.toml sets warn_unused_ignores: an ignore the plugin did not need
     # would show up as an error, a code it did not silence as the policy error itself.
+    # bare.py's come from per-call hooks, sites.py's from the module pass (which runs
+    # before mypy looks for unused ignores).
     root, proc = case_run
-    source = (root / "pkg/_backends/mps/kernels/bare.py").read_text().splitlines()
-    silenced = [i for i, text in enumerate(source, 1) if "# type: ignore[device-" in text]
-    assert len(silenced) == 2
     reported = {(file, line) for file, line, *_ in parse_output(proc.stdout)}
-    assert not {("pkg/_backends/mps/kernels/bare.py", line) for line in silenced} & reported
+    for case, count in (("pkg/_backends/mps/kernels/bare.py", 2), ("pkg/_backends/mps/sites.py", 1)):
+        source = (root / case).read_text().splitlines()
+        silenced = [i for i, text in enumerate(source, 1) if "# type: ignore[device-" in text]
+        assert len(silenced) == count, case
+        assert not {(case, line) for line in silenced} & reported
 
 
 def test_docs_list_every_code() -> None:

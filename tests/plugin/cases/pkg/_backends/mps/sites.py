@@ -43,6 +43,10 @@ def in_place(x: Tensor[MPS], y: Tensor[CUDA], n: int) -> None:  # E: the signatu
     x -= 1.0
 
 
+def silenced(x: Tensor[MPS], n: int) -> None:
+    x - torch.arange(n)  # type: ignore[device-cpu-operand]
+
+
 class Kernel:
     def forward(self, x: torch.Tensor, w: torch.Tensor = torch.ones(3)) -> torch.Tensor:
         def inner(z: torch.Tensor, b: torch.Tensor = torch.zeros(2)) -> torch.Tensor:
