@@ -13,6 +13,7 @@ condition, interleaved (the order rotates every repetition):
 Conditions (``--conditions``, default all, ``plain`` always first in the table):
 
 * ``plain``: mypy without a plugin;
+* ``empty``: a plugin without hooks: the price of any Python plugin in mypy's chain;
 * ``control``: the hooks of the per-call dispatch (every tensor op, torch function and
   local callee), each returning mypy's own type: the floor of checking every op from
   per-call hooks (benchmarks/plugin_conditions.py);
@@ -45,6 +46,7 @@ from gen_backend_tree import BACKENDS_TOML, generate, write_config  # noqa: E402
 TREE = HERE / "out" / "plugin_tree"
 CONDITIONS = {
     "plain": None,
+    "empty": f"{HERE / 'plugin_conditions.py'}:empty",
     "control": f"{HERE / 'plugin_conditions.py'}:control",
     "percall": f"{HERE / 'plugin_conditions.py'}:percall",
     "plugin": "device_types_mypy",
