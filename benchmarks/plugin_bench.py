@@ -23,7 +23,8 @@ Conditions (``--conditions``, default all, ``plain`` always first in the table):
 
 Targets (CPU time): the shipped plugin's cold, warm and one-file-edit ratios to plain
 <= 1.05x; dmypy recheck < 0.5 s. Usage:
-``.venv/bin/python benchmarks/plugin_bench.py [--lines 50000] [--repeat 3] [--conditions plain,control,plugin]``.
+``.venv/bin/python benchmarks/plugin_bench.py [--lines 50000] [--repeat 3] [--conditions plain,control,plugin]``;
+``--count-hooks`` instead counts hook calls and the plugin's own CPU time per dispatch.
 """
 
 from __future__ import annotations
@@ -131,6 +132,57 @@ def bench_dmypy(repeat: int) -> list[float]:
     return times
 
 
+def count_hooks(dispatch: str) -> str:
+    """One cold in-process mypy run of the plugin (``dispatch``: "module" as shipped, or
+    "call"): hook calls, CPU seconds inside the callbacks and in the module pass."""
+    from mypy import api
+
+    import device_types_mypy.module_pass as module_pass
+    from device_types_mypy.main import DeviceTypesPlugin
+
+    DeviceTypesPlugin.PER_CALL = dispatch == "call"
+    calls = {"method": 0, "function": 0}
+    spent = {"callbacks": 0.0, "pass": 0.0}
+    counted: dict[object, object] = {}
+
+    def counting(kind: str, hook: object) -> object:
+        if hook is None:
+            return None
+        if hook not in counted:
+            def wrapper(ctx: object, hook: object = hook) -> object:
+                calls[kind] += 1
+                start = time.process_time()
+                try:
+                    return hook(ctx)  # type: ignore[operator]
+                finally:
+                    spent["callbacks"] += time.process_time() - start
+            counted[hook] = wrapper
+        return counted[hook]
+
+    method, function, check_module = (
+        DeviceTypesPlugin.get_method_hook, DeviceTypesPlugin.get_function_hook, module_pass.check_module,
+    )
+    DeviceTypesPlugin.get_method_hook = lambda self, name: counting("method", method(self, name))  # type: ignore[method-assign,assignment,return-value]
+    DeviceTypesPlugin.get_function_hook = lambda self, name: counting("function", function(self, name))  # type: ignore[method-assign,assignment,return-value]
+
+    def timed_pass(*args: object) -> None:
+        start = time.process_time()
+        check_module(*args)  # type: ignore[arg-type]
+        spent["pass"] += time.process_time() - start
+
+    module_pass.check_module = timed_pass  # type: ignore[assignment]
+    cache = TREE / f".cache-count-{dispatch}"
+    shutil.rmtree(cache, ignore_errors=True)
+    start = time.process_time()
+    os.chdir(TREE)
+    out, _, status = api.run(["--config-file", "mypy-plugin.toml", "--cache-dir", str(cache), "-p", "pkg"])
+    if status != 0:
+        raise SystemExit(f"mypy failed:\n{out[-3000:]}")
+    return (f"per-{dispatch} dispatch: {calls['method']:,} method and {calls['function']:,} function hook calls; "
+            f"{spent['callbacks']:.2f} s CPU in the callbacks, {spent['pass']:.2f} s in the module pass, "
+            f"of {time.process_time() - start:.1f} s for the run")
+
+
 def _spread(values: list[float]) -> str:
     return f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
 
@@ -142,7 +194,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conditions", default=",".join(CONDITIONS),
                         help=f"comma-separated, from {', '.join(CONDITIONS)} (plain is always added)")
     parser.add_argument("--dmypy", action="store_true", help="also time a dmypy recheck after a one-line edit")
+    parser.add_argument("--count-hooks", action="store_true",
+                        help="instead: count hook calls and the plugin's own CPU time, per dispatch (in-process)")
+    parser.add_argument("--count-one", choices=("module", "call"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.count_one:
+        print(count_hooks(args.count_one))
+        return 0
+    if args.count_hooks:
+        written = generate(TREE, args.lines)
+        print(f"tree: {written} lines under {TREE}", flush=True)
+        for dispatch in ("module", "call"):  # one process each: mypy keeps state per process
+            subprocess.run([sys.executable, __file__, "--count-one", dispatch], check=True)
+        return 0
     chosen = [c.strip() for c in args.conditions.split(",") if c.strip()]
     unknown = sorted(set(chosen) - set(CONDITIONS))
     if unknown:
