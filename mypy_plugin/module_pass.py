@@ -3,8 +3,8 @@
 Why a pass and not a hook per call: mypy runs a call's return-type hook once for each
 overload item it tries, and again whenever an enclosing overloaded call (``torch.where``)
 re-checks its arguments; on an all-backend tree that is ~3.3 hook calls per call site, and
-the dispatch alone (an "every hook returns mypy's type" control plugin) costs more than
-the 5% the plugin may cost (``benchmarks/plugin_bench.py``). Most tensor ops need only the
+the dispatch alone (an "every hook returns mypy's type" control plugin) costs 4-12%,
+more than the 5% the plugin may cost in all (``benchmarks/plugin_bench.py``). Most tensor ops need only the
 operand check (the devices of receiver and arguments), which the finished module's type
 map answers once per site. So the plugin keeps per-call hooks only for the names whose
 check needs the call itself (transfers, read-backs, factories that refine a device, numpy)
@@ -59,8 +59,7 @@ from . import policy
 from .config import Backend
 from .types import MARKER_DEVICE, is_tensor_info, tensor_instance
 
-#: (receiver expression, receiver type, method name, arguments) of a site, as mypy hands
-#: them to a method hook; the context is the site's node.
+#: A site's arguments as a hook gets them: (keyword or None, expression, type).
 Args = list[tuple[str | None, Expression, Type]]
 
 
