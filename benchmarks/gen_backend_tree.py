@@ -4,8 +4,9 @@
 ``DIR/pkg/_backends/{mps,cuda,npu}/ops_NNN.py`` (default DIR: benchmarks/out/plugin_tree),
 annotated on-device composite code of the kind the policy asks for (bmm+mul+add for
 baddbmm, log1p(exp) for softplus, where-based remainder, factories with device=x.device),
-plus the two configurations the benchmark compares: ``mypy-plain.toml`` (no plugin) and
-``mypy-plugin.toml`` (plugin + backends). The code is clean: the benchmark measures the
+plus the two configurations every comparison needs: ``mypy-plain.toml`` (no plugin) and
+``mypy-plugin.toml`` (plugin + backends); ``write_config`` writes others (plugin_bench.py's
+conditions). The code is clean: the benchmark measures the
 plugin's cost on the code it is meant for, not error reporting.
 """
 
@@ -78,13 +79,22 @@ def generate(out: Path, lines: int) -> int:
             (package / f"ops_{index:03d}.py").write_text(body)
             written += body.count("\n")
         index += 1
-    common = "disallow_untyped_defs = true\nwarn_unused_ignores = true\n"
-    (out / "mypy-plain.toml").write_text(f"[tool.mypy]\n{common}")
-    (out / "mypy-plugin.toml").write_text(
-        f'[tool.mypy]\nplugins = ["device_types_mypy"]\n{common}\n[tool.device_types]\n'
-        'backends = { "pkg._backends.mps" = "mps", "pkg._backends.cuda" = "cuda", "pkg._backends.npu" = "npu" }\n'
-    )
+    write_config(out / "mypy-plain.toml", None, BACKENDS_TOML)
+    write_config(out / "mypy-plugin.toml", "device_types_mypy", BACKENDS_TOML)
     return written
+
+
+BACKENDS_TOML = (
+    '[tool.device_types]\n'
+    'backends = { "pkg._backends.mps" = "mps", "pkg._backends.cuda" = "cuda", "pkg._backends.npu" = "npu" }\n'
+)
+
+
+def write_config(path: Path, plugin: str | None, backends: str) -> None:
+    """A mypy config for the tree: ``plugin`` (a module or ``path:entry``) or none."""
+    plugins = f"plugins = [{plugin!r}]\n".replace("'", '"') if plugin else ""
+    common = "disallow_untyped_defs = true\nwarn_unused_ignores = true\n"
+    path.write_text(f"[tool.mypy]\n{plugins}{common}" + (f"\n{backends}" if plugin else ""))
 
 
 def main(argv: list[str] | None = None) -> int:

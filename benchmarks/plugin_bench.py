@@ -1,14 +1,30 @@
 """Cost of the device-types mypy plugin on a large synthetic backend tree.
 
 Generates (benchmarks/gen_backend_tree.py) >= 50k lines of annotated on-device composite
-code across mps/cuda/npu backend packages into benchmarks/out/plugin_tree, then in one run:
+code across mps/cuda/npu backend packages into benchmarks/out/plugin_tree, all of it
+inside configured backends (the plugin's worst case), then in one run, for each
+condition, interleaved (the order rotates every repetition):
 
-* mypy without and with the plugin, cold (empty cache: torch itself is analysed too) and
-  warm (unchanged rerun on the cache), interleaved, and prints the with/without ratios;
-* a dmypy (daemon, plugin on) recheck after a one-line edit.
+* mypy cold (empty cache: torch itself is analysed too), warm (unchanged rerun on the
+  cache) and after a one-file edit (a signature default changed in one backend module,
+  then mypy on its cache), CPU time of the mypy process (rusage);
+* optionally (``--dmypy``) a dmypy recheck after a one-line edit, plugin on.
 
-Targets (CPU time, rusage): cold, warm and one-file-edit recheck <= 1.05x; dmypy recheck < 0.5 s. Usage:
-``.venv/bin/python benchmarks/plugin_bench.py [--lines 50000] [--repeat 3]``.
+Conditions (``--conditions``, default ``plain,control,plugin``; ``plain`` always runs first):
+
+* ``plain``: mypy without a plugin;
+* ``empty``: a plugin without hooks: the price of any Python plugin in mypy's chain;
+* ``control``: the hooks of the per-call dispatch (every tensor op, torch function and
+  local callee), each returning mypy's own type: the floor of checking every op from
+  per-call hooks (benchmarks/plugin_conditions.py);
+* ``percall``: the plugin forced into its per-call dispatch (what dmypy runs);
+* ``plugin``: the plugin as shipped (per-call hooks for the few names that need the call,
+  one pass per backend module for the operands).
+
+Targets (CPU time): the shipped plugin's cold, warm and one-file-edit ratios to plain
+<= 1.05x; dmypy recheck < 0.5 s. Usage:
+``.venv/bin/python benchmarks/plugin_bench.py [--lines 50000] [--repeat 3] [--conditions plain,control,plugin]``;
+``--count-hooks`` instead counts hook calls and the plugin's own CPU time per dispatch.
 """
 
 from __future__ import annotations
@@ -26,9 +42,17 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from gen_backend_tree import generate  # noqa: E402
+from gen_backend_tree import BACKENDS_TOML, generate, write_config  # noqa: E402
 
 TREE = HERE / "out" / "plugin_tree"
+CONDITIONS = {
+    "plain": None,
+    "empty": f"{HERE / 'plugin_conditions.py'}:empty",
+    "control": f"{HERE / 'plugin_conditions.py'}:control",
+    "percall": f"{HERE / 'plugin_conditions.py'}:percall",
+    "plugin": "device_types_mypy",
+}
+KINDS = ("cold", "warm", "edit")
 
 # Users' Pythons cache bytecode; a machine that sets PYTHONDONTWRITEBYTECODE (this one
 # does) recompiles the plugin on every run and would charge it ~10 ms a run that users
@@ -55,24 +79,30 @@ def mypy(config: str, cache: Path) -> float:
 EDITED = TREE / "pkg" / "_backends" / "mps" / "ops_000.py"
 
 
-def bench_mypy(repeat: int) -> dict[str, dict[str, float]]:
+def bench_mypy(conditions: list[str], repeat: int) -> dict[str, dict[str, list[float]]]:
     """cold, warm and one-file-edit recheck (incremental mypy on its cache), CPU time;
-    the two conditions alternate inside every repetition."""
-    results: dict[str, dict[str, list[float]]] = {c: {"cold": [], "warm": [], "edit": []} for c in ("plain", "plugin")}
+    the conditions rotate inside every repetition."""
+    results: dict[str, dict[str, list[float]]] = {c: {k: [] for k in KINDS} for c in conditions}
     original = EDITED.read_text()
     try:
         for rep in range(repeat):
-            for config in ("plain", "plugin") if rep % 2 == 0 else ("plugin", "plain"):
-                cache = TREE / f".cache-{config}"
+            shift = rep % len(conditions)
+            order = conditions[shift:] + conditions[:shift]
+            load = os.getloadavg()[0]
+            for condition in order:
+                config = f"mypy-{condition}.toml"
+                cache = TREE / f".cache-{condition}"
                 shutil.rmtree(cache, ignore_errors=True)
-                results[config]["cold"].append(mypy(f"mypy-{config}.toml", cache))
-                results[config]["warm"].append(mypy(f"mypy-{config}.toml", cache))
+                results[condition]["cold"].append(mypy(config, cache))
+                results[condition]["warm"].append(mypy(config, cache))
                 EDITED.write_text(original.replace("beta: float = 1.0", f"beta: float = {rep + 2}.0", 1))
-                results[config]["edit"].append(mypy(f"mypy-{config}.toml", cache))
+                results[condition]["edit"].append(mypy(config, cache))
                 EDITED.write_text(original)
+            cold = ", ".join(f"{c} {results[c]['cold'][-1]:.1f}" for c in order)
+            print(f"  repetition {rep + 1}: cold CPU s {cold}; load {load:.1f} -> {os.getloadavg()[0]:.1f}", flush=True)
     finally:
         EDITED.write_text(original)
-    return {c: {k: statistics.median(v) for k, v in kinds.items()} for c, kinds in results.items()}
+    return results
 
 
 def bench_dmypy(repeat: int) -> list[float]:
@@ -102,31 +132,119 @@ def bench_dmypy(repeat: int) -> list[float]:
     return times
 
 
+def count_hooks(dispatch: str) -> str:
+    """One cold in-process mypy run of the plugin (``dispatch``: "module" as shipped, or
+    "call"): hook calls, CPU seconds inside the callbacks and in the module pass."""
+    from mypy import api
+
+    import device_types_mypy.module_pass as module_pass
+    from device_types_mypy.main import DeviceTypesPlugin
+
+    DeviceTypesPlugin.PER_CALL = dispatch == "call"
+    calls = {"method": 0, "function": 0}
+    spent = {"callbacks": 0.0, "pass": 0.0}
+    counted: dict[object, object] = {}
+
+    def counting(kind: str, hook: object) -> object:
+        if hook is None:
+            return None
+        if hook not in counted:
+            def wrapper(ctx: object, hook: object = hook) -> object:
+                calls[kind] += 1
+                start = time.process_time()
+                try:
+                    return hook(ctx)  # type: ignore[operator]
+                finally:
+                    spent["callbacks"] += time.process_time() - start
+            counted[hook] = wrapper
+        return counted[hook]
+
+    method, function, check_module = (
+        DeviceTypesPlugin.get_method_hook, DeviceTypesPlugin.get_function_hook, module_pass.check_module,
+    )
+    DeviceTypesPlugin.get_method_hook = lambda self, name: counting("method", method(self, name))  # type: ignore[method-assign,assignment,return-value]
+    DeviceTypesPlugin.get_function_hook = lambda self, name: counting("function", function(self, name))  # type: ignore[method-assign,assignment,return-value]
+
+    def timed_pass(*args: object) -> None:
+        start = time.process_time()
+        check_module(*args)  # type: ignore[arg-type]
+        spent["pass"] += time.process_time() - start
+
+    module_pass.check_module = timed_pass  # type: ignore[assignment]
+    cache = TREE / f".cache-count-{dispatch}"
+    shutil.rmtree(cache, ignore_errors=True)
+    start = time.process_time()
+    os.chdir(TREE)
+    out, _, status = api.run(["--config-file", "mypy-plugin.toml", "--cache-dir", str(cache), "-p", "pkg"])
+    if status != 0:
+        raise SystemExit(f"mypy failed:\n{out[-3000:]}")
+    return (f"per-{dispatch} dispatch: {calls['method']:,} method and {calls['function']:,} function hook calls; "
+            f"{spent['callbacks']:.2f} s CPU in the callbacks, {spent['pass']:.2f} s in the module pass, "
+            f"of {time.process_time() - start:.1f} s for the run")
+
+
+def _spread(values: list[float]) -> str:
+    return f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=50_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--conditions", default="plain,control,plugin",
+                        help=f"comma-separated, from {', '.join(CONDITIONS)} (plain is always added)")
+    parser.add_argument("--dmypy", action="store_true", help="also time a dmypy recheck after a one-line edit")
+    parser.add_argument("--count-hooks", action="store_true",
+                        help="instead: count hook calls and the plugin's own CPU time, per dispatch (in-process)")
+    parser.add_argument("--count-one", choices=("module", "call"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.count_one:
+        print(count_hooks(args.count_one))
+        return 0
+    if args.count_hooks:
+        written = generate(TREE, args.lines)
+        print(f"tree: {written} lines under {TREE}", flush=True)
+        for dispatch in ("module", "call"):  # one process each: mypy keeps state per process
+            subprocess.run([sys.executable, __file__, "--count-one", dispatch], check=True)
+        return 0
+    chosen = [c.strip() for c in args.conditions.split(",") if c.strip()]
+    unknown = sorted(set(chosen) - set(CONDITIONS))
+    if unknown:
+        parser.error(f"unknown condition(s) {', '.join(unknown)}; choose from {', '.join(CONDITIONS)}")
+    conditions = ["plain", *[c for c in CONDITIONS if c in chosen and c != "plain"]]
     written = generate(TREE, args.lines)
+    for condition in conditions:
+        write_config(TREE / f"mypy-{condition}.toml", CONDITIONS[condition], BACKENDS_TOML)
     files = sum(1 for _ in TREE.rglob("*.py"))
-    print(f"tree: {written} lines in {files} files under {TREE} ({os.cpu_count()} CPUs)")
-    res = bench_mypy(args.repeat)
+    print(f"tree: {written} lines in {files} files under {TREE} ({os.cpu_count()} CPUs); "
+          f"conditions {', '.join(conditions)}, {args.repeat} repetitions", flush=True)
+    res = bench_mypy(conditions, args.repeat)
     ok = True
-    for kind in ("cold", "warm", "edit"):
-        plain, plugin = res["plain"][kind], res["plugin"][kind]
-        ratio = plugin / plain
-        verdict = "ok" if ratio <= TARGETS[kind] else "OVER TARGET"
-        ok &= ratio <= TARGETS[kind]
-        print(f"mypy {kind:4}: without plugin {plain:7.2f} s CPU, with plugin {plugin:7.2f} s CPU, "
-              f"ratio {ratio:.3f}x (target <= {TARGETS[kind]:.2f}x) {verdict}")
-        print(f"RESULT plugin tree, mypy {kind} (CPU s) | {plain:.2f} | {plugin:.2f} | {ratio:.2f}x | <= {TARGETS[kind]:.2f}x | {verdict}")
-    times = bench_dmypy(args.repeat)
-    best, median = min(times), statistics.median(times)
-    verdict = "ok" if median < DMYPY_TARGET_S else "OVER TARGET"
-    ok &= median < DMYPY_TARGET_S
-    print(f"dmypy recheck after a one-line edit: median {median:.3f} s, best {best:.3f} s "
-          f"(target < {DMYPY_TARGET_S} s) {verdict}")
-    print(f"RESULT plugin tree, dmypy one-line-edit recheck (wall s) | | {median:.3f} | | < {DMYPY_TARGET_S} s | {verdict}")
+    print("\nCPU s, median (min-max), and the ratio of medians to plain:")
+    for kind in KINDS:
+        plain = statistics.median(res["plain"][kind])
+        cells = [f"plain {_spread(res['plain'][kind])}"]
+        for condition in conditions[1:]:
+            value = statistics.median(res[condition][kind])
+            cells.append(f"{condition} {_spread(res[condition][kind])} = {value / plain:.3f}x")
+        print(f"mypy {kind:4}: " + "; ".join(cells))
+        for condition in conditions[1:]:
+            value = statistics.median(res[condition][kind])
+            ratio = value / plain
+            target = TARGETS[kind] if condition == "plugin" else None
+            verdict = "" if target is None else ("ok" if ratio <= target else "OVER TARGET")
+            ok &= target is None or ratio <= target
+            bound = "" if target is None else f"<= {target:.2f}x"
+            print(f"RESULT plugin tree, mypy {kind}, {condition} (CPU s) | {plain:.2f} | {value:.2f} | "
+                  f"{ratio:.2f}x | {bound} | {verdict}")
+    if args.dmypy:
+        times = bench_dmypy(args.repeat)
+        best, median = min(times), statistics.median(times)
+        verdict = "ok" if median < DMYPY_TARGET_S else "OVER TARGET"
+        ok &= median < DMYPY_TARGET_S
+        print(f"dmypy recheck after a one-line edit: median {median:.3f} s, best {best:.3f} s "
+              f"(target < {DMYPY_TARGET_S} s) {verdict}")
+        print(f"RESULT plugin tree, dmypy one-line-edit recheck (wall s) | | {median:.3f} | | < {DMYPY_TARGET_S} s | {verdict}")
     return 0 if ok else 1
 
 

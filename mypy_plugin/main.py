@@ -3,6 +3,16 @@
 Hot path: mypy asks for hooks ~40k times while it checks torch itself. ``get_*_hook``
 answer from a per-name cache; callbacks return at once outside backend modules unless the
 call can refine a device (factories with ``device=``, ``.to``).
+
+Two dispatches of the policy (docs/performance.md, "The mypy plugin"):
+
+* **per module** (mypy, the default): per-call hooks only for the names whose check needs
+  the call itself (transfers, read-backs, host syncs, copies, factories and methods that
+  take ``device=``, numpy); every other tensor op is checked once per site by
+  ``module_pass`` after mypy has checked the module. mypy calls a hook once per overload
+  item it tries, so a hook on every op costs more than the policy itself.
+* **per call** (dmypy, whose fine-grained rechecks re-check single functions and never
+  reach the module pass): a hook on every tensor op, as the policy needs.
 """
 
 from __future__ import annotations
@@ -13,14 +23,18 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from device_types._semantics import (
+    ANY_DEVICE_PARAMETERS,
     DEVICE_PARAMETER,
     FIXED_TRANSFERS,
     HOST_SYNCS,
+    NUMPY_BRIDGES,
     READBACKS,
     TARGET_TRANSFERS,
+    TENSOR_DATA_FACTORIES,
     is_like_factory,
 )
-from mypy.nodes import CallExpr, Context, FuncDef, MemberExpr, MypyFile, OpExpr, TypeInfo
+from mypy.checker_state import checker_state
+from mypy.nodes import CallExpr, Context, FuncDef, MemberExpr, MypyFile, OpExpr, TypeInfo, Var
 from mypy.options import Options
 from mypy.plugin import (
     AnalyzeTypeContext,
@@ -29,14 +43,27 @@ from mypy.plugin import (
     Plugin,
     ReportConfigContext,
 )
-from mypy.types import AnyType, CallableType, Instance, Type, TypeOfAny, get_proper_type
+from mypy.types import AnyType, CallableType, FunctionLike, Instance, Type, TypeOfAny, get_proper_type
 
 from . import errorcodes as codes
 from .config import Backend, PluginConfig
-from .types import MARKER_DEVICE, TORCH_DEVICE_NAMES, is_tensor_info, takes_device_spec, tensor_instance
+from .types import (
+    MARKER_DEVICE,
+    device_of_expr,
+    TORCH_DEVICE_NAMES,
+    is_tensor_info,
+    param_names,
+    takes_device_spec,
+    tensor_instance,
+)
 
 #: Tensor methods whose receiver alone is the finding (also checked on unbound calls).
 RECEIVER_METHODS = frozenset(FIXED_TRANSFERS) | READBACKS | HOST_SYNCS | TARGET_TRANSFERS
+#: Tensor methods that keep a per-call hook in the per-module dispatch: their check reads
+#: more than the operands' devices (the target of ``.to``, a copy's source, ``device=``).
+CALL_METHODS = RECEIVER_METHODS | frozenset(ANY_DEVICE_PARAMETERS)
+#: torch functions that keep a per-call hook besides those taking ``device=``.
+CALL_FUNCTIONS = NUMPY_BRIDGES | frozenset(TENSOR_DATA_FACTORIES)
 
 _TENSOR, _NUMPY, _OTHER = "tensor", "numpy", None
 
@@ -55,15 +82,27 @@ class _ImportedOnFirstUse:
 
 
 if TYPE_CHECKING:
-    from . import messages, policy, refine
+    from . import messages, module_pass, policy, refine
 else:
-    messages, policy, refine = (_ImportedOnFirstUse(f"{__package__}.{name}") for name in ("messages", "policy", "refine"))
+    messages, module_pass, policy, refine = (
+        _ImportedOnFirstUse(f"{__package__}.{name}") for name in ("messages", "module_pass", "policy", "refine")
+    )
 
 
 class DeviceTypesPlugin(Plugin):
+    #: None: per call under dmypy (fine-grained), per module otherwise; a bool forces one
+    #: (benchmarks/plugin_bench.py measures both in one run).
+    PER_CALL: bool | None = None
+
     def __init__(self, options: Options) -> None:
         super().__init__(options)
         self.settings = PluginConfig(options)
+        self.per_call = options.fine_grained_incremental if self.PER_CALL is None else self.PER_CALL
+        # per module: the checker of each backend module being checked, from the moment
+        # mypy starts checking it (mypy's checker_state) until get_additional_indirect_deps
+        self._checker: object = None
+        self._pending: dict[str, Any] = {}
+        self._dispatch: Any = None
         self._class_kind: dict[str, str | None] = {}
         self._method_hooks: dict[str, Callable[[MethodContext], Type] | None] = {}
         self._function_hooks: dict[str, Callable[[FunctionContext], Type] | None] = {}
@@ -72,11 +111,13 @@ class DeviceTypesPlugin(Plugin):
         # factory with the overlay) and the findings concern the call site, not the item.
         # Keyed by node identity; the nodes are held so that no id is reused meanwhile.
         self._tree: object = None
+        self._scope: object = None
         self._tree_backend: Backend | None = None
         # Modules whose errors mypy does not report (installed packages, torch itself):
         # nobody reads their types, so they get no refinement either.
         self._tree_silent = False
         self._policy_done: dict[int, Context] = {}
+        self._arg_devices: dict[int, tuple[Any, str | None]] = {}
         self._device_spec_callees: dict[str, bool] = {}
 
     # --- configuration -------------------------------------------------------------------
@@ -89,11 +130,51 @@ class DeviceTypesPlugin(Plugin):
         self.settings.raise_if_broken()
         return []
 
+    # --- the per-module pass ------------------------------------------------------------------
+
+    def _note_checker(self) -> None:
+        """Called from the hook lookups when the module being checked changes."""
+        checker: Any = checker_state.type_checker
+        self._checker = checker
+        if self.per_call or checker is None:
+            return
+        tree = checker.tree
+        if self.settings.backend_of(tree.fullname) is not None:
+            self._pending[tree.fullname] = checker
+
+    def get_additional_indirect_deps(self, file: MypyFile) -> set[str]:
+        """mypy calls this once per module after checking it and before reporting its
+        errors (State.finish_passes): the policy's per-module pass runs here."""
+        checker = self._pending.pop(file.fullname, None) if self._pending else None
+        if checker is not None and checker.tree is file:
+            backend = self.settings.backend_of(file.fullname)
+            errors = checker.msg.errors
+            if backend is not None and checker.path not in errors.ignored_files:
+                try:
+                    module_pass.check_module(checker, file, backend, self._module_dispatch())
+                except Exception as exc:
+                    if os.environ.get(STRICT_ENV) or type(exc).__module__.startswith("mypy"):
+                        raise
+        return set()
+
+    def _module_dispatch(self) -> Any:
+        if self._dispatch is None:
+            self._dispatch = module_pass.Dispatch(
+                method_hooked=lambda name: name in CALL_METHODS or is_like_factory(name),
+                function_hooked=lambda fullname: self.get_function_hook(fullname) is not None,
+                alias_callee=lambda fullname: "." not in fullname or self._in_backend_prefix(fullname),
+                receiver_methods=RECEIVER_METHODS,
+            )
+        return self._dispatch
+
     def _backend(self, api: Any) -> Backend | None:
         """The backend of the module being checked (None outside backends)."""
-        tree = getattr(api, "tree", None)
-        if tree is not self._tree:
-            self._tree, self._policy_done = tree, {}
+        tree = api.tree
+        # dmypy re-checks single functions of a module it keeps (same tree, same nodes)
+        # after resetting the checker, which gives it a new scope: a new pass over them
+        scope = api.scope
+        if tree is not self._tree or scope is not self._scope:
+            self._tree, self._scope, self._policy_done, self._arg_devices = tree, scope, {}, {}
             self._tree_backend = self.settings.backend_of(tree.fullname) if tree is not None else None
             errors = getattr(getattr(api, "msg", None), "errors", None)
             self._tree_silent = errors is not None and errors.file in errors.ignored_files
@@ -124,6 +205,8 @@ class DeviceTypesPlugin(Plugin):
         return kind
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
+        if checker_state.type_checker is not self._checker:
+            self._note_checker()
         try:
             return self._method_hooks[fullname]
         except KeyError:
@@ -141,13 +224,18 @@ class DeviceTypesPlugin(Plugin):
         kind = self._kind_of_class(owner) if owner else None
         if kind is _TENSOR:
             refining = name in TARGET_TRANSFERS or is_like_factory(name)
-            hook = _bind(self._tensor_method if refining else self._tensor_op, name)
+            if refining:
+                hook = _bind(self._tensor_method, name)
+            elif self.per_call or name in CALL_METHODS:
+                hook = _bind(self._tensor_op, name)
         elif kind is _NUMPY:
             hook = _guarded(self._numpy_method)
         self._method_hooks[fullname] = hook
         return hook
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
+        if checker_state.type_checker is not self._checker:
+            self._note_checker()
         try:
             return self._function_hooks[fullname]
         except KeyError:
@@ -161,11 +249,11 @@ class DeviceTypesPlugin(Plugin):
             owner, _, name = fullname.rpartition(".")
             if name in RECEIVER_METHODS and self._kind_of_class(owner) is _TENSOR:
                 hook = _bind(self._unbound_tensor_method, name)
-            else:
+            elif self.per_call or name in CALL_FUNCTIONS or self._takes_device(fullname):
                 hook = _bind(self._torch_function, fullname)
         elif fullname.startswith("<"):
             pass  # mypy's own displays and comprehensions: "<list>", "<dict>", "<generator>"
-        elif "." not in fullname or self._in_backend_prefix(fullname):
+        elif self.per_call and ("." not in fullname or self._in_backend_prefix(fullname)):
             # a local name (or a backend-module global) that may hold a bound tensor
             # method: ``host = x.cpu; host()``
             hook = _guarded(self._maybe_alias)
@@ -199,11 +287,23 @@ class DeviceTypesPlugin(Plugin):
             return ctx.default_return_type
         result = ctx.default_return_type
         if refines:
-            result = refine.refine(ctx.api, result, _arg(ctx, DEVICE_PARAMETER, "other"), ctx.context)
+            result = self._refine(ctx, result, _arg(ctx, DEVICE_PARAMETER, "other"))
         if backend is not None and self._first_visit(ctx.context):
             call = policy.Call(name, ctx.context, _receiver(ctx.context), ctx.type, _args(ctx))
             policy.check_tensor_method(ctx.api, call, backend)
         return result
+
+    def _refine(self, ctx: FunctionContext | MethodContext, result: Type, found: tuple[Any, Type] | None) -> Type:
+        """``result`` with the device the argument names. mypy calls a factory's hook once
+        per overload item it tries (8 or more): the device of an argument expression is
+        read once per call site."""
+        if found is None:
+            return result
+        expr = found[0]
+        known = self._arg_devices.get(id(expr))
+        if known is None or known[0] is not expr:
+            known = self._arg_devices[id(expr)] = (expr, device_of_expr(*found))
+        return refine.apply_device(ctx.api, result, known[1], ctx.context)
 
     def _in_backend_prefix(self, fullname: str) -> bool:
         return any(fullname.startswith(prefix + ".") for prefix in self.settings.config.backends)
@@ -234,6 +334,19 @@ class DeviceTypesPlugin(Plugin):
         policy.check_tensor_method(ctx.api, call, backend)
         return ctx.default_return_type
 
+    def _takes_device(self, fullname: str) -> bool:
+        """Whether a torch callable (a class by its ``__init__``) has a ``device`` parameter."""
+        sym = self.lookup_fully_qualified(fullname)
+        node = sym.node if sym is not None else None
+        if isinstance(node, TypeInfo):
+            init = node.get("__init__")
+            node = init.node if init is not None else None
+        if isinstance(node, Var):  # a callable assigned to a name (``f = _add_docstr(...)``)
+            signature = get_proper_type(node.type)
+            items = signature.items if isinstance(signature, FunctionLike) else []
+            return any(DEVICE_PARAMETER in item.arg_names for item in items)
+        return DEVICE_PARAMETER in param_names(node)
+
     def _takes_device_spec(self, fullname: str) -> bool:
         """A ``device`` argument is read as a device only where torch types it as one."""
         known = self._device_spec_callees.get(fullname)
@@ -251,7 +364,7 @@ class DeviceTypesPlugin(Plugin):
             return ctx.default_return_type
         result = ctx.default_return_type
         if refines:
-            result = refine.refine(ctx.api, result, _arg(ctx, DEVICE_PARAMETER), ctx.context)
+            result = self._refine(ctx, result, _arg(ctx, DEVICE_PARAMETER))
         if backend is not None and self._first_visit(ctx.context):
             name = fullname.rpartition(".")[2]
             policy.check_function(ctx.api, policy.Call(name, ctx.context, None, None, _args(ctx)), fullname, backend)

@@ -23,17 +23,17 @@ def refine(
 ) -> Type:
     if found is None:
         return default
-    return _apply(api, default, device_of_expr(*found), context)
+    return apply_device(api, default, device_of_expr(*found), context)
 
 
 def refine_torch_device(api: CheckerPluginInterface, default: Type, first: Expression | None, context: Context) -> Type:
     """``torch.device("npu", 0)`` / ``torch.device("cuda:1")`` -> ``device[NPU]`` / ``device[CUDA]``."""
     if not isinstance(first, StrExpr):
         return default
-    return _apply(api, default, parse_device(first.value), context)
+    return apply_device(api, default, parse_device(first.value), context)
 
 
-def _apply(api: CheckerPluginInterface, default: Type, device: str | Invalid | None, context: Context) -> Type:
+def apply_device(api: CheckerPluginInterface, default: Type, device: str | Invalid | None, context: Context) -> Type:
     """``default`` with ``device`` written in; an invalid device name is reported once."""
     if isinstance(device, Invalid):
         fail_once(api, messages.unknown_device(str(device), VALID_DEVICES), context, codes.UNKNOWN_DEVICE)

@@ -96,6 +96,83 @@ def test_case_output_matches_comments(case_run: tuple[Path, subprocess.Completed
     assert parse_output(proc.stdout) == expected_messages(root)
 
 
+@pytest.fixture(scope="session")
+def per_call_run(tmp_path_factory: pytest.TempPathFactory, fresh_overlay: None) -> subprocess.CompletedProcess[str]:
+    """The case package under the plugin's per-call dispatch (what dmypy runs)."""
+    root = tmp_path_factory.mktemp("cases-per-call")
+    shutil.copytree(CASES, root, dirs_exist_ok=True)
+    config = root / "pyproject.toml"
+    shipped = 'plugins = ["device_types_mypy"]'
+    assert shipped in config.read_text()
+    config.write_text(config.read_text().replace(shipped, f"plugins = [{str(HERE / 'percall.py')!r}]"))
+    return run_mypy(root, "-p", "pkg", cache="per-call")
+
+
+def _devices_in_order_of_mention(message: str) -> str:
+    # mypy tries an operator's reflected method first in some cases; a per-call hook then
+    # sees the right operand first, the module pass always sees source order
+    return re.sub(r"mixes tensors on (.+?) inside", lambda m: f"mixes tensors on {sorted(m[1].split(' and '))} inside", message)
+
+
+def test_per_call_and_per_module_dispatch_report_the_same(
+    case_run: tuple[Path, subprocess.CompletedProcess[str]], per_call_run: subprocess.CompletedProcess[str],
+) -> None:
+    _, per_module = case_run
+    assert "Traceback" not in per_call_run.stderr + per_call_run.stdout
+    found = {
+        name: [(f, line, sev, _devices_in_order_of_mention(msg), code) for f, line, sev, msg, code in parse_output(proc.stdout)]
+        for name, proc in (("per call", per_call_run), ("per module", per_module))
+    }
+    assert found["per call"] == found["per module"]
+    assert len(found["per module"]) == len(expected_messages(CASES))
+
+
+def test_dmypy_uses_the_per_call_dispatch() -> None:
+    from mypy.options import Options
+
+    from device_types_mypy.main import DeviceTypesPlugin
+
+    options = Options()
+    options.config_file = str(CASES / "pyproject.toml")
+    assert DeviceTypesPlugin(options).per_call is False
+    options.fine_grained_incremental = True
+    assert DeviceTypesPlugin(options).per_call is True
+
+
+CONTEXT_MODULE = """\
+import torch
+
+
+class Kernel:
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + torch.arange(3)
+
+
+def helper(x: torch.Tensor) -> torch.Tensor:
+    return x * torch.ones(2)
+"""
+
+
+def test_pass_findings_are_filed_under_their_function(tmp_path: Path) -> None:
+    # The module pass reports after mypy has left the module; it files each finding under
+    # its function and class as a per-call hook would (what --show-error-context prints,
+    # and the target dmypy and mypy's error sorting use). The case configuration keeps
+    # torch's cached modules valid.
+    shutil.copy(CASES / "pyproject.toml", tmp_path / "pyproject.toml")
+    write_project(tmp_path, {
+        "pkg/__init__.py": "", "pkg/_backends/__init__.py": "", "pkg/_backends/mps/__init__.py": "",
+        "pkg/_backends/mps/k.py": CONTEXT_MODULE,
+    })
+    proc = run_mypy(tmp_path, "--show-error-context", "-p", "pkg")
+    where = "inside the mps backend (pkg._backends.mps); create it on mps (device=x.device); run device-types explain device-cpu-operand  [device-cpu-operand]"
+    assert proc.stdout.splitlines() == [
+        'pkg/_backends/mps/k.py: note: In member "forward" of class "Kernel":',
+        f'pkg/_backends/mps/k.py:6: error: "+" consumes a CPU tensor (created by "arange()" without device=) {where}',
+        'pkg/_backends/mps/k.py: note: In function "helper":',
+        f'pkg/_backends/mps/k.py:10: error: "*" consumes a CPU tensor (created by "ones()" without device=) {where}',
+    ]
+
+
 def test_every_policy_code_is_exercised_by_a_case() -> None:
     codes = {code for *_, code in expected_messages(CASES) if code}
     plugin_codes = {code.code for code in errorcodes.ALL_CODES}
@@ -115,12 +192,15 @@ def test_no_policy_error_outside_backends_or_in_composites(
 def test_type_ignore_silences_each_code(case_run: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     # cases/pyproject.toml sets warn_unused_ignores: an ignore the plugin did not need
     # would show up as an error, a code it did not silence as the policy error itself.
+    # bare.py's come from per-call hooks, sites.py's from the module pass (which runs
+    # before mypy looks for unused ignores).
     root, proc = case_run
-    source = (root / "pkg/_backends/mps/kernels/bare.py").read_text().splitlines()
-    silenced = [i for i, text in enumerate(source, 1) if "# type: ignore[device-" in text]
-    assert len(silenced) == 2
     reported = {(file, line) for file, line, *_ in parse_output(proc.stdout)}
-    assert not {("pkg/_backends/mps/kernels/bare.py", line) for line in silenced} & reported
+    for case, count in (("pkg/_backends/mps/kernels/bare.py", 2), ("pkg/_backends/mps/sites.py", 1)):
+        source = (root / case).read_text().splitlines()
+        silenced = [i for i, text in enumerate(source, 1) if "# type: ignore[device-" in text]
+        assert len(silenced) == count, case
+        assert not {(case, line) for line in silenced} & reported
 
 
 def test_docs_list_every_code() -> None:
@@ -225,11 +305,29 @@ def test_report_config_data_is_per_module() -> None:
 DAEMON_MODULE = """\
 import torch
 
+from pkg.h import make
+
 
 def f(x: torch.Tensor) -> None:
     x.cpu()
     x.numpy()
+    x + make()
 """
+DAEMON_HELPER = """\
+from __future__ import annotations
+
+import torch
+
+from device_types import CPU, Tensor
+
+
+def make() -> torch.Tensor:
+    return torch.ones(3)
+"""
+CPU_OPERAND = (
+    '"+" consumes a CPU tensor (a Tensor[CPU]) inside the mps backend (pkg.k); create it on mps (device=x.device); '
+    "run device-types explain device-cpu-operand  [device-cpu-operand]"
+)
 READBACK = (
     '"{m}()" copies tensor data to the host inside the mps backend (pkg.k); keep it on mps and use an '
     "on-device composite of working ops; run device-types explain device-readback  [device-readback]"
@@ -241,6 +339,7 @@ def test_dmypy_recheck_after_edit_with_disabled_code(tmp_path: Path) -> None:
     write_project(tmp_path, {
         "pkg/__init__.py": "",
         "pkg/k.py": DAEMON_MODULE,
+        "pkg/h.py": DAEMON_HELPER,
         "pyproject.toml": '[tool.mypy]\nplugins = ["device_types_mypy"]\n\n'
         '[tool.device_types]\nbackends = { "pkg.k" = "mps" }\n',
     })
@@ -255,11 +354,14 @@ def test_dmypy_recheck_after_edit_with_disabled_code(tmp_path: Path) -> None:
     start = subprocess.run([*dmypy, "start", "--", *flags], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=ENV)
     assert start.returncode == 0, start.stderr
     try:
-        assert check() == [f"pkg/k.py:6: error: {READBACK.format(m='.numpy')}"]
+        assert check() == [f"pkg/k.py:8: error: {READBACK.format(m='.numpy')}"]
         (tmp_path / "pkg/k.py").write_text(DAEMON_MODULE.replace("x.numpy()", "x.tolist()\n    x.cpu()"))
-        assert check() == [f"pkg/k.py:6: error: {READBACK.format(m='.tolist')}"]
+        assert check() == [f"pkg/k.py:8: error: {READBACK.format(m='.tolist')}"]
         (tmp_path / "pkg/k.py").write_text(DAEMON_MODULE.replace("    x.numpy()\n", ""))
         assert check() == []
+        # only the helper changes: dmypy rechecks f alone (no module pass), from its hooks
+        (tmp_path / "pkg/h.py").write_text(DAEMON_HELPER.replace("-> torch.Tensor", "-> Tensor[CPU]"))
+        assert check() == [f"pkg/k.py:8: error: {CPU_OPERAND}"]
     finally:
         subprocess.run([*dmypy, "stop"], cwd=tmp_path, capture_output=True, timeout=60)
 
