@@ -380,3 +380,18 @@ def test_a_bug_in_a_callback_degrades_to_mypys_type(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv(STRICT_ENV, "1")
     with pytest.raises(KeyError):
         _guarded(broken)(ctx)  # type: ignore[arg-type]
+
+
+def test_the_per_module_pass_only_on_the_mypy_releases_it_was_verified_on() -> None:
+    """The pass relies on when mypy 2.4 calls ``get_additional_indirect_deps``; another
+    release gets the per-call hooks (slower, never fewer findings)."""
+    import mypy.version
+    from mypy.options import Options
+
+    from device_types_mypy.main import plugin
+
+    options = Options()
+    options.config_file = str(CASES / "pyproject.toml")
+    assert plugin(mypy.version.__version__)(options).per_call is False  # the mypy these tests run on
+    assert plugin("2.5.0")(options).per_call is True
+    assert plugin("3.0.0+dev")(options).per_call is True
