@@ -20,11 +20,21 @@ own stubs:
   covariant-tensor ``Tensor``'s device covariant too (measurement only: pyright would then widen
                    ``torch.bmm(a_mps, b_cuda)``'s device to ``MPS | CUDA`` instead of an error):
                    what the invariant ``Tensor[Any]`` of bare tensors costs
+  no-tensor-data   without the ``data: Tensor[D]`` overloads of ``torch.tensor``/``as_tensor``/
+                   ``asarray`` (``torch.tensor(t)`` keeps ``t``'s device)
+  optional-device  built by the generator: the device overloads with a default ``device``,
+                   as in round 3 (``REQUIRED_DEVICE_KEYWORD`` off)
+  merged-cpu-device built by the generator: CPU and device-object overloads merged through a
+                   TypeVar with ``default=CPU`` (``MERGED_CPU_DEVICE`` on; unsound, not shipped)
 
 ``--micro FORM`` checks a file of 1,500 one-call functions instead of a tree, one call
 form per run (``bare``: ``torch.ones(n, 1, device=x.device)`` with ``x: torch.Tensor``;
 ``typed``: the same with ``x: Tensor[CUDA]``; ``none``: ``torch.ones(n, 1)``; ``name``:
-``device="cuda"``), to compare encodings per call.
+``device="cuda"``; ``import``: no call, the fixed cost; ``tensor-list``, ``tensor-list-var``,
+``tensor-setitem``: ``torch.tensor(seq, dtype=torch.long)`` returned, assigned, and as
+the value of ``t[0, :len(seq)] = ...``; ``none-unknown``, ``tensor-unknown``: with an
+unannotated argument; ``full``: ``torch.full((n, n), 0, dtype=torch.long)``), to
+compare encodings per call. MICRO_FORMS lists them.
 
 The variants are measurements, not options: each one loses something the overlay types
 (docs/performance.md says what). The installed ``torch-stubs`` is moved aside during the
@@ -110,6 +120,17 @@ def drop_overloads(source: str, annotations: set[str]) -> str:
     return "".join(lines)
 
 
+def drop_tensor_data(source: str) -> str:
+    """``source`` without the overloads that keep a tensor argument's device (``torch.tensor(t)``)."""
+    lines = source.splitlines(keepends=True)
+    for _, start, end, node in sorted(_defs(source), key=lambda d: -d[1]):
+        a = node.args
+        if any(p.arg in ("data", "obj") and p.annotation is not None and ast.unparse(p.annotation) == "Tensor[_DeviceT]"
+               for p in [*a.posonlyargs, *a.args]):
+            del lines[start:end]
+    return "".join(lines)
+
+
 def bare_methods(source: str) -> str:
     """TensorBase with ``Tensor[_DeviceT]`` written ``Tensor`` in its methods."""
     start = source.index("class TensorBase(")
@@ -135,21 +156,29 @@ def covariant_tensor(layer: str) -> str:
 
 
 MICRO_CALLS = 1500
+#: form -> (parameters, body) of each one-call function.
 MICRO_FORMS = {
-    "bare": ("x: torch.Tensor", "torch.ones(n, 1, device=x.device)"),
-    "typed": ("x: Tensor[CUDA]", "torch.ones(n, 1, device=x.device)"),
-    "none": ("x: torch.Tensor", "torch.ones(n, 1)"),
-    "name": ("x: torch.Tensor", 'torch.ones(n, 1, device="cuda")'),
+    "bare": ("x: torch.Tensor", "return torch.ones(n, 1, device=x.device)"),
+    "typed": ("x: Tensor[CUDA]", "return torch.ones(n, 1, device=x.device)"),
+    "none": ("x: torch.Tensor", "return torch.ones(n, 1)"),
+    "name": ("x: torch.Tensor", 'return torch.ones(n, 1, device="cuda")'),
+    "import": ("x: torch.Tensor", "return x"),
+    "tensor-list": ("seq: list[int]", "return torch.tensor(seq, dtype=torch.long)"),
+    "tensor-setitem": ("t: torch.Tensor, seq: list[int]", "t[0, : len(seq)] = torch.tensor(seq, dtype=torch.long)\n    return t"),
+    "tensor-list-var": ("seq: list[int]", "y = torch.tensor(seq, dtype=torch.long)\n    return y"),
+    "none-unknown": ("x, m", "return torch.ones(m, 1)"),
+    "tensor-unknown": ("x, seq", "return torch.tensor(seq, dtype=torch.long)"),
+    "full": ("x: torch.Tensor", "return torch.full((n, n), 0, dtype=torch.long)"),
 }
 
 
 def micro_tree(form: str, root: Path) -> tuple[Path, str]:
     """A package of one module with MICRO_CALLS one-call functions of ``form``."""
-    param, call = MICRO_FORMS[form]
+    param, body = MICRO_FORMS[form]
     lines = ["import torch", "from device_types import CUDA, Tensor", ""]
     for i in range(MICRO_CALLS):
-        lines += [f"def f{i}({param}, n: int) -> torch.Tensor:", f"    return {call}", ""]
-    pkg = root / f"micro_{form}"
+        lines += [f"def f{i}({param}, n: int) -> torch.Tensor:", f"    {body}", ""]
+    pkg = root / f"micro_{form.replace('-', '_')}"
     if pkg.exists():
         shutil.rmtree(pkg)
     pkg.mkdir(parents=True)
@@ -159,6 +188,40 @@ def micro_tree(form: str, root: Path) -> tuple[Path, str]:
 
 def factories(overlay: str) -> set[str]:
     return {name for name, _, _, node in _defs(overlay) if _device_annotation(node) is not None}
+
+
+#: Variants the generator builds with some of its encoding switches changed
+#: (``stubs/signatures.py``): name -> {switch: value}.
+GENERATED: dict[str, dict[str, object]] = {
+    # the device-name and device-object overloads (and torch's own, where its device is
+    # keyword-only) with a default device, as in round 3: a call without device= that
+    # pyright evaluates beyond its first match (an argument is partly unknown) evaluates
+    # them too
+    "optional-device": {"REQUIRED_DEVICE_KEYWORD": False},
+    # a factory's CPU and device-object overloads merged through a TypeVar whose default
+    # is the CPU (``device: device[D] | "cpu" | None = None -> Tensor[D]``); not shipped:
+    # mypy solves D from the call's type context (docs/performance.md)
+    "merged-cpu-device": {"MERGED_CPU_DEVICE": True},
+}
+
+
+def generated_variant(target: Path, switches: dict[str, object]) -> Path:
+    """The overlay as ``device-types stubs install`` builds it with ``switches`` changed."""
+    from device_types_stubs import overlay, signatures
+
+    before = {switch: getattr(signatures, switch) for switch in switches}
+    for switch, value in switches.items():
+        setattr(signatures, switch, value)
+    try:
+        built = overlay.build_overlay()
+    finally:
+        for switch, value in before.items():
+            setattr(signatures, switch, value)
+    for rel, text in built.files.items():
+        path = target / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return target
 
 
 def build_variants(installed: Path, stock_torch: Path, root: Path) -> dict[str, Path | None]:
@@ -173,10 +236,13 @@ def build_variants(installed: Path, stock_torch: Path, root: Path) -> dict[str, 
         "no-names": {FUNCTIONS: lambda s: drop_overloads(s, set(DEVICE_NAMES))},
         "one-name": {"_device_layer.pyi": one_name},
         "no-guard": {FUNCTIONS: lambda s: drop_overloads(s, {"_dt_Never"})},
+        "no-tensor-data": {FUNCTIONS: drop_tensor_data},
         "invariant-device": {C_MODULE: invariant_device},
         "covariant-tensor": {"_device_layer.pyi": covariant_tensor},
     }
     variants: dict[str, Path | None] = {"stock": None, "overlay": installed}
+    for name, switches in GENERATED.items():
+        variants[name] = generated_variant(root / name / "torch-stubs", switches)
     for name, files in edits.items():
         target = root / name / "torch-stubs"
         shutil.copytree(installed, target)
@@ -273,8 +339,9 @@ def main() -> int:
     print(f"\n{args.checker} on {label}, CPU time, medians of {args.reps}, conditions interleaved:")
     for name in names:
         median = statistics.median(samples[name])
+        low = min(samples[name]) / min(samples["stock"])
         print(f"RESULT overlay variant {name}, {args.checker}, {label} (CPU s) | {base:.2f} | {median:.2f} | "
-              f"{median / base:.2f}x | | {summaries[name]}")
+              f"{median / base:.2f}x | | {summaries[name]}; ratio of minima {low:.2f}x")
     return 0
 
 

@@ -30,7 +30,7 @@ from .annotations import mentions_tensor
 from .namespaces import NAMESPACES
 from .overlay import C_MODULE, Overlay, OverlayError, build_overlay
 from .pyfunctions import FUNCTIONAL_STUB
-from .signatures import DEVICE_T, NEVER, TARGET_T, Op
+from .signatures import DEVICE_OR_CPU, DEVICE_T, NEVER, TARGET_T, Op
 
 __all__ = ["main", "coverage", "report_for"]
 
@@ -43,7 +43,7 @@ NAMESPACE_FILES = {
     "torch.functional": FUNCTIONAL_STUB,
 }
 #: Names in a return annotation that make its tensors carry a device.
-_DEVICE_NAMES = frozenset({DEVICE_T, TARGET_T})
+_DEVICE_NAMES = frozenset({DEVICE_T, TARGET_T, DEVICE_OR_CPU})
 
 
 def _is_public(name: str) -> bool:

@@ -37,6 +37,8 @@ def layer_source() -> str:
         '_DeviceT = TypeVar("_DeviceT", bound=Device, default=Any)',
         "# The device an argument names: torch.device[D], .to(other).",
         '_DeviceT2 = TypeVar("_DeviceT2", bound=Device, default=Any)',
+        "# The device a factory's device object names, the CPU where it names none.",
+        '_DeviceCPU = TypeVar("_DeviceCPU", bound=Device, default=CPU)',
         "# torch.device's: covariant, so that x.device of a bare tensor (device[Any]) has no Any",
         "# in an invariant position, and pyright takes the first overload that matches it",
         "# instead of evaluating every later one (the typing spec's overload step 5).",

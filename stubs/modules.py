@@ -13,7 +13,7 @@ from .bare import is_untyped_call, stock_types_as_any, untyped_functions
 from .base_signatures import BaseSignatures
 from .import_order import type_checking_only
 from .inferred import PYRIGHT_RESULTS, for_both, pyright_parameters
-from .signatures import DEVICE_CO, DEVICE_T, OVERLOAD, TARGET_T, TORCH_DEVICE, Op, SignatureRewriter, rank_of
+from .signatures import DEVICE_CO, DEVICE_OR_CPU, DEVICE_T, OVERLOAD, TARGET_T, TORCH_DEVICE, Op, SignatureRewriter, rank_of
 
 __all__ = [
     "patch_c_module",
@@ -35,7 +35,7 @@ from typing_extensions import Never as _dt_Never
 # Under TYPE_CHECKING, as every import the overlay adds to torch's files (import_order.py).
 _LAYER_IMPORTS = f"""
 import {LAYER} as _dt_layer
-from {LAYER} import {DEVICE_T}, {TARGET_T}, {DEVICE_CO}
+from {LAYER} import {DEVICE_T}, {TARGET_T}, {DEVICE_CO}, {DEVICE_OR_CPU}
 from {LAYER} import {", ".join(f"{m.__name__} as _dt_{m.__name__}, {m.__name__}Name as _dt_{m.__name__}Name" for m in DEVICE_BY_TYPE.values())}
 """
 

@@ -82,7 +82,7 @@ def namespace_stub(source: str, origin: str, schemas: NativeSchemas) -> tuple[st
         elif isinstance(stmt, ast.ClassDef):
             body.append(_stub_class(stmt))
     module.body = body
-    rewriter = SignatureRewriter(is_method=False)
+    rewriter = SignatureRewriter(is_method=False, merge_cpu_device=False)  # CPU results become Any below
     module.body = _rewrite_defs(module.body, rewriter)
     host_result_as_any(module.body)  # every op here is Any in stock torch
     return _finish(module, origin), rewriter.ops + untyped, structseqs

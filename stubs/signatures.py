@@ -36,6 +36,8 @@ DEVICE_T = "_DeviceT"
 TARGET_T = "_DeviceT2"
 #: ``torch.device``'s own parameter, covariant (layer.py says why).
 DEVICE_CO = "_DeviceT_co"
+#: A factory's device in the merged CPU / device-object overload: ``default=CPU``.
+DEVICE_OR_CPU = "_DeviceCPU"
 OVERLOAD = "_dt_overload"
 TORCH_DEVICE = "_dt_device"
 CPU_TENSOR_SELF = "_dt_TensorBase"
@@ -64,6 +66,9 @@ class SignatureRewriter:
     """Rewrites the defs of one scope: a torch module (``is_method=False``) or TensorBase."""
 
     is_method: bool
+    #: False where the CPU result becomes ``Any`` afterwards (gradual.host_result_as_any):
+    #: a merged CPU / device-object overload would then lose the device object's type.
+    merge_cpu_device: bool = True
     ops: list[Op] = field(default_factory=list)
 
     def rewrite(self, fn: ast.FunctionDef, overloaded: bool) -> list[ast.FunctionDef]:
@@ -157,27 +162,48 @@ class SignatureRewriter:
 
         # A factory's omitted device is the CPU: one overload serves None and "cpu".
         merged_cpu = has_default and not constrain_inputs and ast.dump(none_device()) == ast.dump(marker("cpu"))
+        # Merged further (MERGED_CPU_DEVICE): the device object joins that overload through
+        # a TypeVar whose default is the CPU, ``device: device[D] | "cpu" | None = None ->
+        # Tensor[D]``: unsolved (no device, None, "cpu") it is the CPU.
+        merged_object = merged_cpu and MERGED_CPU_DEVICE and self.merge_cpu_device
         if has_default:
             annotation: ast.expr = ast.Constant(value=None)
+            first_device = none_device
             if merged_cpu:
                 annotation = ast.BinOp(left=device_name_literal("cpu"), op=ast.BitOr(), right=ast.Constant(value=None))
-            first = variant(annotation, none_device, RANK_NO_DEVICE)
+            if merged_object:
+                device_object = ast.Subscript(value=name(TORCH_DEVICE), slice=name(DEVICE_OR_CPU), ctx=ast.Load())
+                annotation = ast.BinOp(left=device_object, op=ast.BitOr(), right=annotation)
+                first_device = lambda: name(DEVICE_OR_CPU)  # noqa: E731
+            first = variant(annotation, first_device, RANK_NO_DEVICE)
             if constrain_inputs:
                 self._constrain(first, params_of(first, self.is_method), lambda: name(DEVICE_T))
             variants.append(first)
+        # A module function's device overloads take ``device`` as a required keyword: a
+        # call without ``device=`` fails them on arity alone, which pyright decides before
+        # it evaluates a single argument. Without this, a call with a partly unknown
+        # argument (pyright then evaluates every later overload that accepts the call)
+        # also evaluated each of them, since their ``device`` had a default.
+        required = REQUIRED_DEVICE_KEYWORD and not self.is_method
         for device_type in DEVICE_BY_TYPE:
             if not (merged_cpu and device_type == "cpu"):
-                variants.append(variant(device_name_literal(device_type), partial(marker, device_type), RANK_NAMED))
-        variants.append(
-            variant(
+                named = variant(device_name_literal(device_type), partial(marker, device_type), RANK_NAMED)
+                variants.append(_required_keyword(named) if required else named)
+        if not merged_object:
+            device_object = variant(
                 ast.Subscript(value=name(TORCH_DEVICE), slice=name(TARGET_T), ctx=ast.Load()),
                 lambda: name(TARGET_T),
                 RANK_DEVICE_OBJECT,
             )
-        )
+            variants.append(_required_keyword(device_object) if required else device_object)
         # The original signature stays last: any other device (a plain str, an int, a
-        # ``"cuda:99"``) gives an unknown device, never an error.
-        variants.append(_ranked(_clone(fn, keep_doc=False), RANK_ORIGINAL))
+        # ``"cuda:99"``) gives an unknown device, never an error. Where its ``device`` is
+        # keyword-only already, it is required there too: a call without it has matched
+        # the first overload, which gives the same or a more precise result.
+        original = _ranked(_clone(fn, keep_doc=False), RANK_ORIGINAL)
+        if required and original_param_keyword_only(fn):
+            _move_to_required_keyword(original)
+        variants.append(original)
         variants.append(_unknown_device_guard(fn))
         return variants
 
@@ -216,8 +242,43 @@ def _unknown_device_guard(fn: ast.FunctionDef) -> ast.FunctionDef:
     ``device`` (and what follows it) becomes keyword-only, as it has no default here.
     """
     guard = _clone(fn, keep_doc=False)
-    a = guard.args
+    if not _move_to_required_keyword(guard):
+        return _ranked(guard, RANK_ORIGINAL)  # positional-only device: no keyword form
     param = _device_param(guard)
+    assert param is not None
+    param.annotation = name(NEVER)
+    return _ranked(guard, RANK_UNKNOWN_DEVICE)
+
+
+#: Whether a module function's device overloads take ``device`` as a required keyword
+#: (see _expand_device); benchmarks/overlay_variants.py turns it off to measure the
+#: encoding before it (``optional-device``).
+REQUIRED_DEVICE_KEYWORD = True
+#: Whether a factory's CPU and device-object overloads are one (see _expand_device).
+#: Off: mypy solves ``_DeviceCPU`` from the call's type context before it falls back to
+#: the default, so ``x * torch.ones(3)`` with ``x: Tensor[MPS]`` made ``torch.ones(3)``
+#: a ``Tensor[MPS]`` and lost the error (tests/typecheck/cases/rejected.py). Kept as a
+#: measured variant (benchmarks/overlay_variants.py: ``merged-cpu-device``).
+MERGED_CPU_DEVICE = False
+
+
+def original_param_keyword_only(fn: ast.FunctionDef) -> bool:
+    return any(p.arg == DEVICE_PARAMETER for p in fn.args.kwonlyargs)
+
+
+def _required_keyword(fn: ast.FunctionDef) -> ast.FunctionDef:
+    """``fn`` with ``device`` a required keyword (unchanged where it is positional-only)."""
+    _move_to_required_keyword(fn)
+    return fn
+
+
+def _move_to_required_keyword(fn: ast.FunctionDef) -> bool:
+    """Make ``device`` (and what follows it) keyword-only, ``device`` without a default.
+
+    False, with ``fn`` unchanged, where ``device`` is positional-only.
+    """
+    a = fn.args
+    param = _device_param(fn)
     assert param is not None
     positional = [*a.posonlyargs, *a.args]
     if param in positional:
@@ -225,7 +286,7 @@ def _unknown_device_guard(fn: ast.FunctionDef) -> ast.FunctionDef:
         defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
         moved, moved_defaults = positional[index:], defaults[index:]
         if a.vararg is None and any(p in a.posonlyargs for p in moved):
-            return _ranked(guard, RANK_ORIGINAL)  # positional-only device: no keyword form
+            return False
         kept = positional[:index]
         a.posonlyargs = [p for p in a.posonlyargs if p in kept]
         a.args = [p for p in a.args if p in kept]
@@ -233,8 +294,7 @@ def _unknown_device_guard(fn: ast.FunctionDef) -> ast.FunctionDef:
         a.kwonlyargs = [*moved, *a.kwonlyargs]
         a.kw_defaults = [*moved_defaults, *a.kw_defaults]
     a.kw_defaults[a.kwonlyargs.index(param)] = None
-    param.annotation = name(NEVER)
-    return _ranked(guard, RANK_UNKNOWN_DEVICE)
+    return True
 
 
 def _ranked(fn: ast.FunctionDef, rank: int) -> ast.FunctionDef:
