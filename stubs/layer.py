@@ -11,6 +11,8 @@ from typing import Final
 
 from device_types._devices import DEVICE_BY_TYPE
 
+from . import signatures
+
 __all__ = ["INDEXED_NAMES", "layer_source"]
 
 #: ``"cuda:0"`` ... ``"cuda:7"`` (one 8-device host) are typed by the stubs alone; other
@@ -37,8 +39,6 @@ def layer_source() -> str:
         '_DeviceT = TypeVar("_DeviceT", bound=Device, default=Any)',
         "# The device an argument names: torch.device[D], .to(other).",
         '_DeviceT2 = TypeVar("_DeviceT2", bound=Device, default=Any)',
-        "# The device a factory's device object names, the CPU where it names none.",
-        '_DeviceCPU = TypeVar("_DeviceCPU", bound=Device, default=CPU)',
         "# torch.device's: covariant, so that x.device of a bare tensor (device[Any]) has no Any",
         "# in an invariant position, and pyright takes the first overload that matches it",
         "# instead of evaluating every later one (the typing spec's overload step 5).",
@@ -49,6 +49,11 @@ def layer_source() -> str:
         "MYPY: bool",
         "",
     ]
+    if signatures.MERGED_CPU_DEVICE:  # a measured variant only (signatures.py says why)
+        lines += [
+            "# The device a factory's device object names, the CPU where it names none.",
+            f'{signatures.DEVICE_OR_CPU} = TypeVar("{signatures.DEVICE_OR_CPU}", bound=Device, default=CPU)',
+        ]
     for device_type, cls in DEVICE_BY_TYPE.items():
         literals = ", ".join(repr(n) for n in _names(device_type))
         lines.append(f"{cls.__name__}Name: TypeAlias = Literal[{literals}]")

@@ -13,6 +13,7 @@ from .bare import is_untyped_call, stock_types_as_any, untyped_functions
 from .base_signatures import BaseSignatures
 from .import_order import type_checking_only
 from .inferred import PYRIGHT_RESULTS, for_both, pyright_parameters
+from . import signatures
 from .signatures import DEVICE_CO, DEVICE_OR_CPU, DEVICE_T, OVERLOAD, TARGET_T, TORCH_DEVICE, Op, SignatureRewriter, rank_of
 
 __all__ = [
@@ -35,7 +36,7 @@ from typing_extensions import Never as _dt_Never
 # Under TYPE_CHECKING, as every import the overlay adds to torch's files (import_order.py).
 _LAYER_IMPORTS = f"""
 import {LAYER} as _dt_layer
-from {LAYER} import {DEVICE_T}, {TARGET_T}, {DEVICE_CO}, {DEVICE_OR_CPU}
+from {LAYER} import {DEVICE_T}, {TARGET_T}, {DEVICE_CO}
 from {LAYER} import {", ".join(f"{m.__name__} as _dt_{m.__name__}, {m.__name__}Name as _dt_{m.__name__}Name" for m in DEVICE_BY_TYPE.values())}
 """
 
@@ -55,7 +56,8 @@ def _finish(module: ast.Module, origin: str, *, is_c_module: bool = False) -> st
         is_future = isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"
         if not (is_doc or is_future):
             break
-    added = type_checking_only(_LAYER_IMPORTS + ("" if is_c_module else _TORCH_C_IMPORTS))
+    layer_imports = _LAYER_IMPORTS + (f"from {LAYER} import {DEVICE_OR_CPU}\n" if signatures.MERGED_CPU_DEVICE else "")
+    added = type_checking_only(layer_imports + ("" if is_c_module else _TORCH_C_IMPORTS))
     module.body[position:position] = [*ast.parse(_IMPORTS).body, *added]
     if is_c_module:
         module.body.extend(ast.parse(_C_ALIASES).body)
