@@ -169,3 +169,18 @@ def test_cli_install_into_missing_directory_is_one_line(tmp_path: Path) -> None:
     assert out.returncode == 2
     assert out.stderr.startswith("device-types: cannot write the overlay to") and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_factory_call_without_device_fails_like_stock_torch(tmp_path: Path, fresh_overlay: None) -> None:
+    """A device-less factory call with a bad argument gets stock torch's one argument error
+    in pyright, not an added "No overloads": the device overloads require ``device=``, so
+    only one overload per torch signature passes pyright's arity check (torchvision's
+    ``roi_heads.py:466``; docs/performance.md, round 4)."""
+    from tests.checkers import run_pyright
+
+    source = tmp_path / "bad_size.py"
+    source.write_text("import torch\n\n\ndef pad(t: torch.Tensor) -> None:\n    torch.zeros(t, 3)\n", encoding="utf-8")
+    config = tmp_path / "pyrightconfig.json"
+    config.write_text('{"typeCheckingMode": "standard"}\n', encoding="utf-8")
+    found = run_pyright("pyright", [source], config=config)
+    assert [(d.line, d.code) for d in found] == [(5, "reportArgumentType")], found
