@@ -172,8 +172,8 @@ class SignatureRewriter:
             if merged_cpu:
                 annotation = ast.BinOp(left=device_name_literal("cpu"), op=ast.BitOr(), right=ast.Constant(value=None))
             if merged_object:
-                device_object = ast.Subscript(value=name(TORCH_DEVICE), slice=name(DEVICE_OR_CPU), ctx=ast.Load())
-                annotation = ast.BinOp(left=device_object, op=ast.BitOr(), right=annotation)
+                merged_type = ast.Subscript(value=name(TORCH_DEVICE), slice=name(DEVICE_OR_CPU), ctx=ast.Load())
+                annotation = ast.BinOp(left=merged_type, op=ast.BitOr(), right=annotation)
                 first_device = lambda: name(DEVICE_OR_CPU)  # noqa: E731
             first = variant(annotation, first_device, RANK_NO_DEVICE)
             if constrain_inputs:
@@ -190,20 +190,20 @@ class SignatureRewriter:
                 named = variant(device_name_literal(device_type), partial(marker, device_type), RANK_NAMED)
                 variants.append(_required_keyword(named) if required else named)
         if not merged_object:
-            device_object = variant(
+            object_variant = variant(
                 ast.Subscript(value=name(TORCH_DEVICE), slice=name(TARGET_T), ctx=ast.Load()),
                 lambda: name(TARGET_T),
                 RANK_DEVICE_OBJECT,
             )
-            variants.append(_required_keyword(device_object) if required else device_object)
+            variants.append(_required_keyword(object_variant) if required else object_variant)
         # The original signature stays last: any other device (a plain str, an int, a
         # ``"cuda:99"``) gives an unknown device, never an error. Where its ``device`` is
         # keyword-only already, it is required there too: a call without it has matched
         # the first overload, which gives the same or a more precise result.
-        original = _ranked(_clone(fn, keep_doc=False), RANK_ORIGINAL)
+        torch_own = _ranked(_clone(fn, keep_doc=False), RANK_ORIGINAL)
         if required and original_param_keyword_only(fn):
-            _move_to_required_keyword(original)
-        variants.append(original)
+            _move_to_required_keyword(torch_own)
+        variants.append(torch_own)
         variants.append(_unknown_device_guard(fn))
         return variants
 
