@@ -10,12 +10,16 @@ modules, to a fixpoint) -> ``_findings`` (one finding per fallback path) -> ``_b
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from .._config import Config, infer_backends
 from .._finding import Finding
 from ._findings import findings_for
 from ._project import Project, SourceProblem, discover
-from ._solver import Analysis, BackendMap
+from ._solver import Analysis, BackendMap, FunctionResult
+
+if TYPE_CHECKING:
+    from . import _cache
 
 __all__ = ["CheckResult", "Finding", "check_paths", "infer_backends", "main"]
 
@@ -62,15 +66,37 @@ def _check_paths(paths: list[str], config: Config, host_sync: bool, display_root
             backend_files += 1
     analysis = Analysis(project, backend_map, cache.records if cache is not None else None)
     results = analysis.run(modules)
-    findings = findings_for(results, analysis, project, host_sync)
+    findings, fresh = _findings(results, analysis, project, host_sync, cache, (host_sync, sorted(backends.items())))
     if cache is not None:
         restamped = {name for name, module in project.modules.items()  # touched, same text: a new stamp to keep
                      if name in cache.modules and cache.modules[name].stamp != module.stamp}
+        refound = {name for name, entry in fresh.items() if cache.findings.get(name) != entry}
         _cache.save(display_root, cache, project.modules, project.changed, analysis.records,
-                    analysis.updated_modules() | restamped)
+                    analysis.updated_modules() | restamped | refound, fresh)
     shown = {project.display(f) for f in files}
     problems = problems + [p for p in project.problems if p.path in shown]
     return CheckResult(findings, problems, len(files), len(results), backends, analysis.walks, backend_files)
+
+
+def _findings(results: list[FunctionResult], analysis: Analysis, project: Project, host_sync: bool,
+              cache: _cache.CacheData | None, key: object) -> tuple[list[Finding], dict[str, tuple[object, list[Finding]]]]:
+    """The findings, module by module: a module whose functions were all kept as the cache
+    held them (none walked or moved, its text the same) has the findings the cache holds;
+    the others are computed (and returned apart, for the cache)."""
+    by_module: dict[str, list[FunctionResult]] = {}
+    for result in results:
+        by_module.setdefault(result.info.module, []).append(result)
+    found: list[Finding] = []
+    fresh: dict[str, tuple[object, list[Finding]]] = {}
+    for name, group in by_module.items():
+        held = cache.findings.get(name) if cache is not None else None
+        if held is not None and held[0] == key and name not in project.changed and all(r.kept for r in group):
+            found.extend(held[1])
+            continue
+        computed = findings_for(group, analysis, project, host_sync)
+        found.extend(computed)
+        fresh[name] = (key, computed)
+    return sorted(found), fresh
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,6 +24,7 @@ import sys
 from dataclasses import dataclass, field
 
 from .._config import Config
+from .._finding import Finding
 from ._project import Module
 from ._solver import FunctionRecord, Key
 
@@ -43,6 +44,9 @@ class CacheData:
     records: dict[Key, FunctionRecord] = field(default_factory=dict)
     #: Of the whole file: the delta written beside it carries the same.
     generation: str = ""
+    #: Each checked module's findings, with what they were computed for (the host-sync
+    #: option and the backends): valid while all of the module's records are kept.
+    findings: dict[str, tuple[object, list[Finding]]] = field(default_factory=dict)
     #: Modules whose outline and records the delta holds (they changed since the whole).
     delta_modules: frozenset[str] = frozenset()
 
@@ -54,6 +58,7 @@ class _Delta:
     modules: dict[str, Module]
     #: Every record of each of ``modules``.
     records: dict[Key, FunctionRecord]
+    findings: dict[str, tuple[object, list[Finding]]] = field(default_factory=dict)
 
 
 def check_settings(config: Config) -> tuple[object, ...]:
@@ -101,6 +106,8 @@ def load(directory: str, expected: str) -> CacheData:
         data.modules.update(delta.modules)
         data.records = {k: r for k, r in data.records.items() if k[0] not in names}
         data.records.update(delta.records)
+        data.findings = {n: f for n, f in data.findings.items() if n not in names}
+        data.findings.update(delta.findings)
         data.delta_modules = names
     return data
 
@@ -114,24 +121,31 @@ def _read(path: str) -> object:
 
 
 def save(directory: str, old: CacheData, modules: dict[str, Module], changed: set[str],
-         records: dict[Key, FunctionRecord], updated: set[str] | None = None) -> None:
+         records: dict[Key, FunctionRecord], updated: set[str] | None = None,
+         findings: dict[str, tuple[object, list[Finding]]] | None = None) -> None:
     """Write the state after a run: ``old`` with the ``changed`` modules' records replaced by
-    ``records``. ``updated`` names the modules whose outline or records this run made new
-    (None: unknown, write the whole); with none, nothing is written."""
+    ``records``. ``updated`` names the modules whose outline, records or findings this run
+    made new (None: unknown, write the whole, and no findings); with none, nothing is
+    written. ``findings``: the modules' findings computed this run."""
     if updated is not None and not updated and not changed:
         return
     merged = {k: r for k, r in old.records.items() if k[0] not in changed}
     merged.update(records)
     all_modules = {**old.modules, **modules}
+    # a module's findings stay only as long as the records they were computed from
+    kept_findings = {} if updated is None else {
+        n: f for n, f in old.findings.items() if n not in changed and n not in updated}
+    kept_findings.update(findings or {})
     if updated is not None and old.generation:
         in_delta = old.delta_modules | updated | changed
         share = sum(len(all_modules[n].functions) for n in in_delta if n in all_modules)
         if share <= _DELTA_SHARE * max(1, sum(len(m.functions) for m in all_modules.values())):
             delta = _Delta(old.fingerprint, old.generation, {n: all_modules[n] for n in in_delta if n in all_modules},
-                           {k: r for k, r in merged.items() if k[0] in in_delta})
+                           {k: r for k, r in merged.items() if k[0] in in_delta},
+                           {n: kept_findings[n] for n in in_delta if n in kept_findings})
             _write(directory, _DELTA, delta)
             return
-    _write(directory, _FILE, CacheData(old.fingerprint, all_modules, merged, os.urandom(8).hex()))
+    _write(directory, _FILE, CacheData(old.fingerprint, all_modules, merged, os.urandom(8).hex(), findings=kept_findings))
     try:
         os.remove(os.path.join(directory, CACHE_DIR, _DELTA))
     except OSError:

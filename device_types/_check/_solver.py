@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import ast
 import builtins
+import pickle
 from collections import deque
 from dataclasses import dataclass
+from typing import Any
 
 from .. import _semantics as sem
 from .._config import Config
@@ -43,23 +45,55 @@ def root_order(root: Root) -> tuple[bool, int, int, bool]:
     return root.weak, root.line, root.column, root.kind != "read"
 
 
+class FunctionRecord:
+    """What the cache keeps of one function: valid while its source and line are the same.
+
+    Its facts are pickled on their own and unpickled on first use: a re-check reads the
+    facts only of the functions it walks, moves or reports anew, a small part of them."""
+
+    __slots__ = ("source_hash", "line", "summary", "seen", "_facts", "_pickled")
+
+    def __init__(self, source_hash: str, line: int, facts: Facts, summary: Summary, seen: dict[Key, Summary]) -> None:
+        self.source_hash = source_hash
+        self.line = line
+        self.summary = summary
+        #: The summary of each callee as this function's walk saw it.
+        self.seen = seen
+        self._facts: Facts | None = facts
+        self._pickled: bytes | None = None
+
+    @property
+    def facts(self) -> Facts:
+        if self._facts is None:
+            assert self._pickled is not None
+            self._facts = pickle.loads(self._pickled)
+        return self._facts
+
+    def __getstate__(self) -> tuple[object, ...]:
+        if self._pickled is None:
+            self._pickled = pickle.dumps(self._facts, protocol=pickle.HIGHEST_PROTOCOL)
+        return self.source_hash, self.line, self.summary, self.seen, self._pickled
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.source_hash, self.line, self.summary, self.seen, self._pickled = state
+        self._facts = None
+
+
 @dataclass(frozen=True)
 class FunctionResult:
     info: FunctionInfo
-    facts: Facts
     summary: Summary
+    #: The walk's facts, or the cached record that holds them (kept as it was).
+    source: Facts | FunctionRecord
 
+    @property
+    def facts(self) -> Facts:
+        return self.source if isinstance(self.source, Facts) else self.source.facts
 
-@dataclass(frozen=True)
-class FunctionRecord:
-    """What the cache keeps of one function: valid while its source and line are the same."""
-
-    source_hash: str
-    line: int
-    facts: Facts
-    summary: Summary
-    #: The summary of each callee as this function's walk saw it.
-    seen: dict[Key, Summary]
+    @property
+    def kept(self) -> bool:
+        """Neither walked nor moved this run: its findings are the ones the cache holds."""
+        return isinstance(self.source, FunctionRecord)
 
 
 class BackendMap:
@@ -174,12 +208,11 @@ class Analysis:
             self._queued.discard(key)
             self._walk(self._infos[key])
         for key, facts in self._facts.items():
-            kept = self._kept.get(key)
-            self.records[key] = kept if kept is not None else FunctionRecord(
-                self._infos[key].source_hash, self._infos[key].line, facts, self._summaries.get(key, EMPTY_SUMMARY),
-                self._seen.get(key, {}))
-        return [FunctionResult(i, self._facts.get(i.key, Facts()), self._summaries.get(i.key, EMPTY_SUMMARY))
-                for i in reported]
+            self.records[key] = FunctionRecord(self._infos[key].source_hash, self._infos[key].line, facts,
+                                               self._summaries.get(key, EMPTY_SUMMARY), self._seen.get(key, {}))
+        self.records.update(self._kept)
+        return [FunctionResult(i, self._summaries.get(i.key, EMPTY_SUMMARY),
+                               self._kept.get(i.key) or self._facts.get(i.key) or Facts()) for i in reported]
 
     def _start(self, first: FunctionInfo) -> None:
         """First contact with a function: adopt its cached record, or queue a walk.
@@ -202,9 +235,10 @@ class Analysis:
                 self._enqueue(key)
                 continue
             if record is cached:
-                self._kept[key] = record
-            facts, summary = record.facts, record.summary
-            self._facts[key] = facts
+                self._kept[key] = record  # its facts stay pickled unless a walk or a finding needs them
+            else:
+                self._facts[key] = record.facts
+            summary = record.summary
             self._seen[key] = dict(record.seen)
             for callee in record.seen:
                 self._callers.setdefault(callee, set()).add(key)
@@ -225,12 +259,14 @@ class Analysis:
             facts = lines.facts(record.facts, own)
             seen = {callee: lines.summary(summary) for callee, summary in record.seen.items()}
             line = lines.line(own, record.line)
+            # rewritten, not summarised again: the same order, since its roots are sites of
+            # its own file (whose lines keep their order) and chains sort by file first
+            summary = lines.summary(record.summary)
         except Unmappable:
             return None
         if line == record.line and seen == record.seen and facts == record.facts:
             return record  # nothing it names moved (the edit is below): the record as it was
-        # summarised again, not rewritten: roots of two files are ordered by line
-        return FunctionRecord(record.source_hash, line, facts, self._summarize(info, facts), seen)
+        return FunctionRecord(record.source_hash, line, facts, summary, seen)
 
     def _info_for(self, key: Key) -> FunctionInfo | None:
         known = self._infos.get(key)

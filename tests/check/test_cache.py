@@ -58,3 +58,16 @@ def test_a_delta_of_another_whole_is_ignored(tree: Path) -> None:  # noqa: F811
     assert not (tree / CACHE / "check-delta.pickle").exists()
     (tree / CACHE / "check-delta.pickle").write_bytes(stale)
     assert _cache.load(str(tree), fingerprint).delta_modules == frozenset()
+
+
+def test_findings_are_kept_per_module_and_recomputed_for_another_option(tree: Path) -> None:  # noqa: F811
+    config = grown(tree)
+    fingerprint = _cache.fingerprint(_cache.check_settings(config))
+    first = check_paths(["."], config)
+    held = _cache.load(str(tree), fingerprint).findings
+    assert shape(first) and {f.path for f in held["fw._backends.mps.sorting"][1]} == {"fw/_backends/mps/sorting.py"}
+    (tree / "fw/_backends/mps/sync.py").write_text("def total(a):\n    return a.sum().item()\n", encoding="utf-8")
+    plain = check_paths(["."], config)
+    with_sync = check_paths(["."], config, host_sync=True)  # the same records, findings for another option
+    assert shape(with_sync) == shape(check_paths(["."], config, host_sync=True, use_cache=False)) != shape(plain)
+    assert shape(check_paths(["."], config)) == shape(plain) == shape(check_paths(["."], config, use_cache=False))
