@@ -36,7 +36,8 @@ class LineMap:
 
     def __init__(self, edits: dict[str, Edit | None]) -> None:
         self.edits = edits
-        self._mentions: dict[int, bool] = {}
+        #: id -> (the summary, the answer): the summary is held so that its id is not reused
+        self._mentions: dict[int, tuple[Summary, bool]] = {}
 
     def __bool__(self) -> bool:
         return bool(self.edits)
@@ -56,12 +57,13 @@ class LineMap:
     def mentions(self, summary: Summary) -> bool:
         """Whether ``summary`` names a line of a changed file (memoised: cached records
         share their callees' summary objects)."""
-        known = self._mentions.get(id(summary))
-        if known is None:
-            known = any(r.path in self.edits or (r.origin is not None and r.origin[0] in self.edits)
-                        for r in summary.returned_roots) or any(
-                p.path in self.edits or any(h.path in self.edits for h in p.hops) for p in summary.fallbacks)
-            self._mentions[id(summary)] = known
+        held = self._mentions.get(id(summary))
+        if held is not None:
+            return held[1]
+        known = any(r.path in self.edits or (r.origin is not None and r.origin[0] in self.edits)
+                    for r in summary.returned_roots) or any(
+            p.path in self.edits or any(h.path in self.edits for h in p.hops) for p in summary.fallbacks)
+        self._mentions[id(summary)] = (summary, known)
         return known
 
     # --- rewriting; each raises Unmappable -----------------------------------------------------
