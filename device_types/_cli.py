@@ -40,7 +40,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str]) -> int:
-    parser = build_parser()
+    # only the named command's parser: the others import the overlay generator and the
+    # language server to declare their options, which a re-check would pay for on every run
+    parser = build_parser(argv[0] if argv and argv[0] in _COMMANDS else None)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help (0) or a usage error (2), already printed by argparse
@@ -62,18 +64,16 @@ def emit(text: str, output: str | None) -> None:
         raise UsageError(f"--output {output!r}: {exc.strerror or exc}") from None
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line; with ``only``, that one command's parser alone (same options)."""
     parser = argparse.ArgumentParser(
         prog=PROG, description="Keep GPU/NPU backend code on its device: find CPU fallbacks, check kernel "
         "markers against the known-issues table, and manage the device-generic torch overlay.",
         epilog=f"{EXIT_STATUS} Run '{PROG} COMMAND --help' for a command's options.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    _check_parser(sub)
-    _audit_parser(sub)
-    _explain_parser(sub)
-    _stubs_parser(sub)
-    _coverage_parser(sub)
-    _lsp_parser(sub)
+    for name, declare in _COMMANDS.items():
+        if only is None or name == only:
+            declare(sub)
     return parser
 
 
@@ -180,6 +180,16 @@ def _coverage_parser(sub: Any) -> None:
         parser.set_defaults(handler=_without_overlay)
         return
     configure(parser)
+
+
+_COMMANDS: dict[str, Any] = {
+    "check": _check_parser,
+    "audit": _audit_parser,
+    "explain": _explain_parser,
+    "stubs": _stubs_parser,
+    "coverage": _coverage_parser,
+    "lsp": _lsp_parser,
+}
 
 
 def _without_overlay(args: argparse.Namespace) -> int:
