@@ -12,6 +12,7 @@ import sysconfig
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -39,19 +40,25 @@ def run_mypy(targets: Sequence[Path], *args: str, cache: str, python: str = sys.
     return [Diagnostic((ROOT / m["path"]).resolve(), int(m["line"]), m["code"], m["message"]) for m in found]
 
 
-def run_pyright(tool: str, targets: Sequence[Path], *, config: Path, python: str = sys.executable) -> list[Diagnostic]:
-    """pyright or basedpyright with ``config``, resolving imports through ``python``."""
-    proc = subprocess.run(
-        [str(BIN / tool), "--outputjson", "-p", str(config), "--pythonpath", python, *map(str, targets)],
-        cwd=ROOT, capture_output=True, text=True,
-    )
+def pyright_diagnostics(tool: str, args: Sequence[str], *, cwd: Path, what: str) -> list[dict[str, Any]]:
+    """``tool --outputjson ARGS`` (pyright or basedpyright) from ``cwd``: its diagnostics as
+    JSON objects; a run that prints no report is an error naming ``what`` was checked."""
+    proc = subprocess.run([str(BIN / tool), "--outputjson", *args], cwd=cwd, capture_output=True, text=True)
     try:
         report = json.loads(proc.stdout)
     except ValueError:
-        raise RuntimeError(f"{tool} failed to run:\n{proc.stdout}\n{proc.stderr}") from None
+        raise RuntimeError(f"{tool} failed to run on {what}:\n{proc.stdout}\n{proc.stderr}") from None
+    diagnostics: list[dict[str, Any]] = report["generalDiagnostics"]
+    return diagnostics
+
+
+def run_pyright(tool: str, targets: Sequence[Path], *, config: Path, python: str = sys.executable) -> list[Diagnostic]:
+    """pyright or basedpyright with ``config``, resolving imports through ``python``."""
+    found = pyright_diagnostics(tool, ["-p", str(config), "--pythonpath", python, *map(str, targets)], cwd=ROOT,
+                                what=", ".join(map(str, targets)))
     return [
         Diagnostic(Path(d["file"]).resolve(), d["range"]["start"]["line"] + 1, d.get("rule", ""), d["message"])
-        for d in report["generalDiagnostics"]
+        for d in found
         if d["severity"] == "error"
     ]
 

@@ -381,8 +381,9 @@ def _patch(old: Module, stamp: tuple[int, int], old_lines: list[str] | None, new
     """``old`` after an edit that stays inside one function, re-parsing only that function's
     text; None when the edit is anything else (then the whole file is parsed).
 
-    The edit is found by a diff against the text ``old`` was outlined from (kept in the
-    cache). Functions below it keep their facts, moved. When ``old``'s tree is in memory (a
+    ``edit`` is the diff of the text ``old`` was outlined from (kept in the cache) against
+    the new one (``edit_between``; None: the same text). Functions below it keep their
+    facts, moved (``_lines``). When ``old``'s tree is in memory (a
     session) the new def takes the old one's place in it and the defs below move lazily
     (``Module.offsets``); otherwise only the new def is known (``partial``) and the file is
     parsed whole if another function of it has to be walked."""

@@ -13,7 +13,6 @@ checked in the same run and proves which condition a run saw.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -23,7 +22,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from ..checkers import BIN, ROOT
+from ..checkers import ROOT, pyright_diagnostics
 from ..gradual.test_gradual import shadow_python
 from ..registry import unpacked
 
@@ -69,17 +68,11 @@ class Place:
 
 
 def _pyright(root: Path, library: Library, python: str) -> list[Place]:
-    proc = subprocess.run(
-        [str(BIN / "pyright"), "--outputjson", "--pythonpath", python, *library.packages, str(PROBE)],
-        cwd=root, capture_output=True, text=True,
-    )
-    try:
-        report = json.loads(proc.stdout)
-    except ValueError:
-        raise RuntimeError(f"pyright failed to run on {library.name}:\n{proc.stdout}\n{proc.stderr}") from None
+    found = pyright_diagnostics("pyright", ["--pythonpath", python, *library.packages, str(PROBE)], cwd=root,
+                                what=library.name)
     return [
         Place(_relative(root, d["file"]), d.get("range", {}).get("start", {}).get("line", -1) + 1, d.get("rule", ""), d["message"])
-        for d in report["generalDiagnostics"]
+        for d in found
         if d["severity"] == "error"
     ]
 
