@@ -64,13 +64,45 @@ def emit(text: str, output: str | None) -> None:
         raise UsageError(f"--output {output!r}: {exc.strerror or exc}") from None
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter with the terminal's width read through ``os``: without a width
+    argparse imports ``shutil`` (and bz2, lzma, zlib with it) for every parser it builds,
+    a few ms of every re-check that never prints help."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position, _terminal_width() if width is None else width)
+
+
+def _terminal_width() -> int:
+    """What ``shutil.get_terminal_size().columns - 2`` gives, as argparse's own default."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns if sys.__stdout__ else 80
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return max(columns, 1) - 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """A parser (and its sub-commands' parsers) with that formatter."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line; with ``only``, that one command's parser alone (same options)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=PROG, description="Keep GPU/NPU backend code on its device: find CPU fallbacks, check kernel "
         "markers against the known-issues table, and manage the device-generic torch overlay.",
         epilog=f"{EXIT_STATUS} Run '{PROG} COMMAND --help' for a command's options.")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=_Parser)
     for name, declare in _COMMANDS.items():
         if only is None or name == only:
             declare(sub)

@@ -7,7 +7,6 @@ The rule metadata of SARIF comes from the code registry (``device_types._codes``
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -53,6 +52,8 @@ def render(report: Report, fmt: str) -> str:
 
 
 def json_error(tool: str, message: str) -> str:
+    import json  # here and below, not at the top: the text report (every re-check) never needs it
+
     return json.dumps({"version": JSON_VERSION, "tool": tool, "error": message, "exit_code": 2}, indent=2)
 
 
@@ -85,6 +86,8 @@ def _hop_json(h: Hop) -> dict[str, object]:
 
 
 def _json(report: Report) -> str:
+    import json
+
     return json.dumps({
         "version": JSON_VERSION,
         "tool": report.tool,
@@ -157,6 +160,8 @@ def _sarif(report: Report) -> str:
                                  "rules": [_rule(code) for code in used]}
     if report.version:
         driver["version"] = report.version
+    import json
+
     return json.dumps({
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
