@@ -23,7 +23,7 @@ from . import _codes as codes
 from ._conditions import ALWAYS, NEVER, Binding, Condition, conjoin, disjoin, substitute
 from ._guards import GuardReader, parameter_names
 from ._project import FunctionInfo, import_bindings
-from ._summary import FallbackPath, Hop, Summary
+from ._summary import EMPTY_SUMMARY, FallbackPath, Hop, Summary
 from ._values import COMPUTED, Atom, EMPTY, ArrayOf, HostOnly, LoopFilled, Param, ReadOf, Root, Value, as_scalar, is_host, params, roots
 
 __all__ = ["Facts", "FunctionInfo", "Resolver", "interpret"]
@@ -662,7 +662,8 @@ class _Walker:
     def project_call(self, node: ast.Call, callee: FunctionInfo, args: list[Value], kwargs: dict[str | None, Value],
                      env: dict[str, Value], receiver: ast.expr | None) -> Value:
         self.facts.callees.add(callee.key)
-        self.host_addressed(callee.short, frozenset().union(*args, *kwargs.values()))
+        if self.loops:  # (host_addressed looks at loops alone: no union of the arguments outside them)
+            self.host_addressed(callee.short, frozenset().union(*args, *kwargs.values()))
         if _targets_device(node):
             for value in (*args, *kwargs.values()):
                 self.sink(value, f'uploaded by "{callee.short}()"', known_upload=False)
@@ -677,6 +678,11 @@ class _Walker:
                 when = conjoin(self.path, substitute(inner.when, bindings))
                 if when:
                     self.facts.indirect.append((node.lineno, node.col_offset, callee, replace(inner, when=when)))
+        if summary is EMPTY_SUMMARY:
+            # most callees: nothing returned, uploaded or read into from any argument, so the
+            # arguments need no binding (a resolved receiver is a name chain: evaluating it
+            # again records nothing)
+            return EMPTY
         bound = _bind(callee, node, args, kwargs, receiver, env, self)
         result: Value = EMPTY
         for index in summary.returns_read_of:
