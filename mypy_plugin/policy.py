@@ -24,6 +24,7 @@ from device_types._semantics import (
     UPLOADED_PARAMETERS,
     is_like_factory,
 )
+from mypy.erasetype import erase_typevars
 from mypy.nodes import (
     ARG_POS,
     Argument,
@@ -38,7 +39,8 @@ from mypy.nodes import (
     Var,
 )
 from mypy.plugin import CheckerPluginInterface
-from mypy.types import Type
+from mypy.subtypes import is_subtype
+from mypy.types import CallableType, Overloaded, Type, get_proper_type
 
 from . import errorcodes as codes
 from . import messages
@@ -180,7 +182,7 @@ def check_tensor_method(api: CheckerPluginInterface, call: Call, backend: Backen
             )
     elif name in READBACKS:
         fail_once(api, messages.readback(f".{name}", backend), call.context, codes.READBACK)
-        withdraw_device_conflicts(api, call.context)
+        withdraw_device_conflicts(api, call.context, *(expr for _, expr, _ in call.args))
         return
     elif name in HOST_SYNCS:
         fail_once(api, messages.host_sync(f".{name}", backend), call.context, codes.HOST_SYNC)
@@ -242,17 +244,40 @@ def _check_target(
 def _operands(api: CheckerPluginInterface, call: Call) -> list[tuple[Expression, Type | None]]:
     # a host-built index map is still a CPU operand here, though torch uploads it itself
     skip = ANY_DEVICE_PARAMETERS.get(call.name, frozenset()) - UPLOADED_PARAMETERS.get(call.name, frozenset())
+    positional = _positional_names(api, call) if skip else {}
     out: list[tuple[Expression, Type | None]] = []
     if call.receiver is not None:
         out.append((call.receiver, call.receiver_type))
     for param, expr, typ in call.args:
-        if param in skip:
+        if positional.get(id(expr), param) in skip:
             continue
         if isinstance(expr, (ListExpr, TupleExpr)):
             out.extend((item, _lookup(api, item)) for item in expr.items)
         else:
             out.append((expr, typ))
     return out
+
+
+def _positional_names(api: CheckerPluginInterface, call: Call) -> dict[int, str | None]:
+    """The parameter each positional argument of ``call`` binds to, in the first overload
+    its argument types fit (the per-call hook names them after the first overload, the
+    module pass not at all): ``x.tensor_split(idx)`` with a tensor ``idx`` binds
+    ``tensor_indices_or_sections``, not the first overload's ``indices``. By ``id`` of the
+    argument expression; empty where the callee's signature is not known."""
+    context = call.context
+    if not isinstance(context, CallExpr):
+        return {}
+    callee = get_proper_type(_lookup(api, context.callee))
+    items = callee.items if isinstance(callee, Overloaded) else [callee] if isinstance(callee, CallableType) else []
+    arguments = [(arg, _lookup(api, arg)) for arg, kind in zip(context.args, context.arg_kinds) if kind == ARG_POS]
+    for item in items:
+        slots = [i for i, kind in enumerate(item.arg_kinds) if kind.is_positional()]
+        if len(slots) < len(arguments):
+            continue
+        if all(typ is not None and is_subtype(typ, erase_typevars(item.arg_types[slot]))
+               for (_, typ), slot in zip(arguments, slots)):
+            return {id(arg): item.arg_names[slot] for (arg, _), slot in zip(arguments, slots)}
+    return {}
 
 
 def check_operands(api: CheckerPluginInterface, call: Call, backend: Backend) -> None:
@@ -269,13 +294,13 @@ def check_operands(api: CheckerPluginInterface, call: Call, backend: Backend) ->
         origin = host_origin(api, expr, typ) if device is None or device == "cpu" or isinstance(expr, CallExpr) else None
         if origin is not None:
             fail_once(api, messages.cpu_operand(_op_label(call), origin, backend), call.context, codes.CPU_OPERAND)
-            withdraw_device_conflicts(api, call.context)
+            withdraw_device_conflicts(api, call.context, *(expr for _, expr, _ in call.args))
             return
         if device is not None and device not in devices:
             devices.append(device)
     if len(devices) > 1:
         fail_once(api, messages.mixed_devices(_op_label(call), devices, backend), call.context, codes.MIXED_DEVICES)
-        withdraw_device_conflicts(api, call.context)
+        withdraw_device_conflicts(api, call.context, *(expr for _, expr, _ in call.args))
     elif devices and devices[0] != backend.device:
         fail_once(
             api, messages.wrong_device(f'an operand of "{_op_label(call)}"', devices[0], backend), call.context,

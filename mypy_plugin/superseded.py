@@ -34,6 +34,8 @@ _CONFLICT = {
     "misc": re.compile(r'^(?:Cannot infer value of type parameter "_DeviceT2?" of |Invalid self argument "[^"]*Tensor\[)'),
     "arg-type": re.compile(r'^Argument \d+ to "[^"]+"(?: of "[^"]+")? has incompatible type "[^"]*Tensor\[[^"]*"; expected "[^"]*Tensor\['),
     "operator": re.compile(r'^Unsupported (?:left )?operand types? for \S+ \("[^"]*Tensor\[[^"]*" and "[^"]*Tensor\['),
+    # ``x[i] = y_cpu``: the overlay's ``__setitem__`` value type is the receiver's device
+    "assignment": re.compile(r'^Incompatible types in assignment \(expression has type "[^"]*Tensor\[[^"]*", target has type "[^"]*Tensor\['),
     # every argument a tensor: with any other argument the mismatch may be that one's
     "call-overload": re.compile(r'^No overload variant of "[^"]+"(?: of "[^"]+")? matches argument types? "[^"]*Tensor\[[^"]*"(?:, "[^"]*Tensor\[[^"]*")*$'),
 }
@@ -76,20 +78,22 @@ def _superseded(info: ErrorInfo, spans: Iterable[tuple[tuple[int, int], tuple[in
     return pattern.match(info.message) is not None
 
 
-def withdraw_device_conflicts(api: CheckerPluginInterface, call: Context) -> None:
+def withdraw_device_conflicts(api: CheckerPluginInterface, call: Context, *arguments: Context) -> None:
     """Remove mypy's errors (and their notes) for ``call`` that state a device conflict,
-    those recorded already and those mypy records later."""
+    those recorded already and those mypy records later. ``arguments``: the call's argument
+    expressions, where mypy reports some of them (``x[i] = v``'s value lies outside the
+    ``x[i]`` that mypy's ``__setitem__`` hook gets as the call)."""
     errors = getattr(getattr(api, "msg", None), "errors", None)
     if not isinstance(errors, Errors):
         return
-    span = _span(call)
+    spans = [_span(call), *(_span(a) for a in arguments)]
     infos = errors.error_info_map.get(errors.file)
     if infos:
         kept, dropped_line = [], None
         for info in infos:
             if info.severity == "note" and info.line == dropped_line:
                 continue  # "Possible overload variants:" and the like, of a withdrawn error
-            dropped_line = info.line if _superseded(info, [span]) else None
+            dropped_line = info.line if _superseded(info, spans) else None
             if dropped_line is None:
                 kept.append(info)
         infos[:] = kept
@@ -97,4 +101,4 @@ def withdraw_device_conflicts(api: CheckerPluginInterface, call: Context) -> Non
     if entry is None or entry[0] is not errors:
         entry = _FILTERS[id(errors)] = (errors, _Superseded())
         errors._watchers.insert(0, ErrorWatcher(errors, filter_errors=entry[1]))
-    entry[1].spans.setdefault(errors.file, []).append(span)
+    entry[1].spans.setdefault(errors.file, []).extend(spans)

@@ -32,7 +32,7 @@ def indexing(x: Tensor[MPS], y: Tensor[CUDA], n: int) -> None:  # E: the signatu
     x[t]  # E: "__getitem__()" consumes a CPU tensor (a Tensor[CPU]) inside the mps backend (pkg._backends.mps); create it on mps (device=x.device); run device-types explain device-cpu-operand  [device-cpu-operand]
     x[t, 0]  # E: "__getitem__()" consumes a CPU tensor (a Tensor[CPU]) inside the mps backend (pkg._backends.mps); create it on mps (device=x.device); run device-types explain device-cpu-operand  [device-cpu-operand]
     x[y]  # E: an operand of "__getitem__()" is on cuda, not mps, inside the mps backend (pkg._backends.mps); keep it on mps; run device-types explain device-wrong-device  [device-wrong-device]
-    x[0] = t  # E: "__setitem__()" consumes a CPU tensor (a Tensor[CPU]) inside the mps backend (pkg._backends.mps); create it on mps (device=x.device); run device-types explain device-cpu-operand  [device-cpu-operand]  # E: Incompatible types in assignment (expression has type "Tensor[CPU]", target has type "Tensor[MPS] | int | float | bool")  [assignment]
+    x[0] = t  # E: "__setitem__()" consumes a CPU tensor (a Tensor[CPU]) inside the mps backend (pkg._backends.mps); create it on mps (device=x.device); run device-types explain device-cpu-operand  [device-cpu-operand]
     x[t] = 1.0  # E: "__setitem__()" consumes a CPU tensor (a Tensor[CPU]) inside the mps backend (pkg._backends.mps); create it on mps (device=x.device); run device-types explain device-cpu-operand  [device-cpu-operand]
 
 
