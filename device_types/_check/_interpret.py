@@ -80,6 +80,8 @@ class Facts:
     when: dict[Root, Condition] = field(default_factory=dict)
     #: When each CPU-backend call (by line, column) is made.
     cpu_when: dict[tuple[int, int], Condition] = field(default_factory=dict)
+    #: When each returned root is returned (made and returned), where that is not always.
+    returned_when: dict[Root, Condition] = field(default_factory=dict)
 
 
 def interpret(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver) -> Facts:
@@ -100,6 +102,10 @@ def interpret(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, 
                 walker.sunk(root, "returns a result computed on the host", walker.returned_when)
     for root, sunk_when in walker.sunk_when.items():
         facts.when[root] = conjoin(walker.created_when.get(root, ALWAYS), sunk_when)
+    for root, returned_when in walker.returned_paths.items():
+        when = conjoin(walker.created_when.get(root, ALWAYS), returned_when)
+        if when != ALWAYS:
+            facts.returned_when[root] = when
     return facts
 
 
@@ -123,6 +129,8 @@ class _Walker:
         self.created_when: dict[Root, Condition] = {}
         self.sunk_when: dict[Root, Condition] = {}
         self.returned_when: Condition = NEVER
+        #: The paths on which each root is returned.
+        self.returned_paths: dict[Root, Condition] = {}
         #: Loop variables over containers (``for item in keys``): appending them collects, not computes.
         self.items: set[str] = set()
 
@@ -176,6 +184,8 @@ class _Walker:
                 self.facts.returned |= value
                 if COMPUTED in value:
                     self.returned_when = disjoin(self.returned_when, self.path)
+                for root in roots(value):
+                    self.returned_paths[root] = disjoin(self.returned_paths.get(root, NEVER), self.path)
         elif isinstance(node, ast.Expr):
             self.expr(node.value, env)
         elif isinstance(node, ast.If):
@@ -672,6 +682,7 @@ class _Walker:
             site = (node.lineno, node.col_offset)
             self.facts.cpu_when[site] = disjoin(self.facts.cpu_when.get(site, NEVER), self.path)
         summary = self.resolver.summary(callee)
+        bindings: dict[int, Binding] | None = None
         if summary.falls_back and self.resolver.is_backend(callee.module):
             bindings = self._bindings(callee, node, receiver)
             for inner in summary.fallbacks:  # the callee's paths this call can take, and when
@@ -696,9 +707,20 @@ class _Walker:
             result = result | bound.get(index, EMPTY)
         # shortest chain first, so one call site always gets the same root; a chain that
         # comes back here (recursion) is this function's own root already
+        # a root the callee returns only on some of its paths comes back only where this
+        # call can take one of them (``rates(x, stagewise=True)`` takes the stagewise return)
+        conditions = dict(summary.returned_when)
         for returned in sorted(summary.returned_roots, key=_root_rank):
             if callee.key != self.info.key and self.info.qualname not in returned.chain:
-                result = result | self._reroot(node, callee, returned)
+                when = self.path
+                inner_when = conditions.get(returned)
+                if inner_when is not None:
+                    if bindings is None:
+                        bindings = self._bindings(callee, node, receiver)
+                    when = conjoin(self.path, substitute(inner_when, bindings))
+                    if not when:
+                        continue
+                result = result | self._reroot(node, callee, returned, when)
         for index in summary.uploads:
             self.sink(bound.get(index, EMPTY), f'uploaded by "{callee.short}()"')
         for index in summary.array_uploads:
@@ -748,12 +770,17 @@ class _Walker:
             return ("lit", literal[0])
         return self.guards.subject(arg)
 
-    def _reroot(self, node: ast.Call, callee: FunctionInfo, inner: Root) -> Value:
+    def _reroot(self, node: ast.Call, callee: FunctionInfo, inner: Root, when: Condition) -> Value:
+        """The callee's returned root as this function's, made at the call under ``when``."""
         origin = inner.origin or (inner.path, inner.line, inner.what)
         chain = (callee.qualname, *inner.chain)
         what = None
-        made = (self.readback(node, EMPTY, what, inner.code, chain, origin) if inner.kind == "read"
-                else self.built(node, what, chain, origin))
+        outer, self.path = self.path, when
+        try:
+            made = (self.readback(node, EMPTY, what, inner.code, chain, origin) if inner.kind == "read"
+                    else self.built(node, what, chain, origin))
+        finally:
+            self.path = outer
         return as_scalar(made) if inner.scalar else made
 
     def builtin_call(self, node: ast.Call, name: str, args: list[Value], all_args: Value,

@@ -94,6 +94,7 @@ class LineMap:
         if not self.mentions(summary):
             return summary
         return replace(summary, returned_roots=frozenset(self.root(r) for r in summary.returned_roots),
+                       returned_when=frozenset((self.root(r), when) for r, when in summary.returned_when),
                        fallbacks=tuple(self.path(p) for p in summary.fallbacks))
 
     def facts(self, facts: Facts, own: str) -> Facts:
@@ -115,4 +116,5 @@ class LineMap:
             callees=set(facts.callees),
             when={self.root(root): when for root, when in facts.when.items()},
             cpu_when={(line(own, n), column): when for (n, column), when in facts.cpu_when.items()},
+            returned_when={self.root(root): when for root, when in facts.returned_when.items()},
         )

@@ -310,10 +310,12 @@ class Analysis:
 
     def _summarize(self, info: FunctionInfo, facts: Facts) -> Summary:
         returned = frozenset(facts.returned)
+        returned_roots = frozenset(r for r in roots(returned) if r.param is None)
         summary = Summary(
             returns_read_of=frozenset(a.index for a in returned if isinstance(a, ReadOf)),
             returns_param=frozenset(a.index for a in returned if isinstance(a, Param)),
-            returned_roots=frozenset(r for r in roots(returned) if r.param is None),
+            returned_roots=returned_roots,
+            returned_when=frozenset((r, w) for r, w in facts.returned_when.items() if r in returned_roots),
             scalar_return=bool(roots(returned)) and all(r.scalar for r in roots(returned)),
             uploads=frozenset(facts.uploaded_params),
             maybe_uploads=frozenset(facts.maybe_uploaded_params),

@@ -38,6 +38,9 @@ class Summary:
     scalar_return: bool = False
     #: Host data made inside the function (or its helpers) that it returns.
     returned_roots: frozenset[Root] = frozenset()
+    #: When each of ``returned_roots`` is returned, over the parameters, where that is not
+    #: always: a caller whose arguments rule it out does not get that root.
+    returned_when: frozenset[tuple[Root, Condition]] = frozenset()
     #: Parameters whose host data the function uploads to a device.
     uploads: frozenset[int] = frozenset()
     #: Parameters it turns into a numpy array and uploads (``tensor_create(data)``).

@@ -78,6 +78,18 @@ def test_the_root_is_the_host_step_actually_reached(findings: dict[str, dict]) -
     assert '(where -> _broadcast_to: "to_numpy(x)" at rk/_backends/npu/index.py:26)' in where["message"]
 
 
+@pytest.mark.parametrize(("function", "root"), [
+    ("stage_schedule", '"to_numpy(rates.reshape_kernel(total, 1))" at rk/_backends/npu/rates.py:10'),  # stagewise=True
+    ("block_schedule", '"to_numpy(rates)" at rk/_backends/npu/rates.py:9'),  # the default stagewise=False
+])
+def test_a_returned_root_is_the_one_the_call_takes(findings: dict[str, dict], function: str, root: str) -> None:
+    """A helper that reads back on each branch: the caller's root is the branch its arguments pick."""
+    finding = findings[function]
+    assert finding["code"] == "device-readback"
+    assert f"(through _stage_rates: {root})" in finding["message"]
+    assert finding["condition"] is None  # the call takes that branch whenever it runs
+
+
 def test_a_chip_path_that_addresses_device_copies_from_host_data_is_a_fallback(findings: dict[str, dict]) -> None:
     soc = findings["_gather_soc"]
     assert (soc["line"], soc["code"]) == (8, "device-readback")
