@@ -26,6 +26,8 @@ own stubs:
                    as in round 3 (``REQUIRED_DEVICE_KEYWORD`` off)
   merged-cpu-device built by the generator: CPU and device-object overloads merged through a
                    TypeVar with ``default=CPU`` (``MERGED_CPU_DEVICE`` on; unsound, not shipped)
+  keyword-guards   built by the generator: the ``device: Never`` guards keyword-only and no
+                   guard for ``.to(other)``, as before round 5 (``POSITIONAL_GUARDS`` off)
 
 ``--micro FORM`` checks a file of 1,500 one-call functions instead of a tree, one call
 form per run (``bare``: ``torch.ones(n, 1, device=x.device)`` with ``x: torch.Tensor``;
@@ -202,6 +204,9 @@ GENERATED: dict[str, dict[str, object]] = {
     # is the CPU (``device: device[D] | "cpu" | None = None -> Tensor[D]``); not shipped:
     # mypy solves D from the call's type context (docs/performance.md)
     "merged-cpu-device": {"MERGED_CPU_DEVICE": True},
+    # the unknown-device guards keyword-only, no guard for ``.to(other)``: ``x.to(untyped)``
+    # was Unknown in pyright (docs/limits.md, "Fidelity on real libraries")
+    "keyword-guards": {"POSITIONAL_GUARDS": False},
 }
 
 

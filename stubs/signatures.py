@@ -137,10 +137,11 @@ class SignatureRewriter:
             return self._expand_device(fn, none_device=lambda: name(DEVICE_T), constrain_inputs=False)
         donors = [p for p in params if p.arg in ANY_DEVICE_PARAMETERS.get(fn.name, ()) and mentions_tensor(p.annotation)]
         if donors:
+            guard = _unknown_donor_guard(fn, [p.arg for p in donors])
             for p in donors:
                 p.annotation = with_device(p.annotation, lambda: name(TARGET_T))
             fn.returns = with_device(fn.returns, lambda: name(TARGET_T))
-            return [fn]
+            return [fn, guard] if POSITIONAL_GUARDS else [fn]
         fn.returns = with_device(fn.returns, lambda: name(DEVICE_T))
         return [fn]
 
@@ -239,17 +240,54 @@ def _unknown_device_guard(fn: ast.FunctionDef) -> ast.FunctionDef:
     matches several device overloads with different results, which pyright resolves to
     Unknown (stock torch: ``Tensor``); a variable declared ``float | Tensor`` then
     narrows to ``float | Tensor`` instead of ``Tensor`` and ordinary code gets errors.
-    ``device`` (and what follows it) becomes keyword-only, as it has no default here.
+    With this overload first, pyright gives its ``Tensor`` (``Tensor[Any]``), for
+    ``device | Any`` as well (tests/typecheck/cases/factories.py, transfers.py).
+    ``device`` keeps its place where every parameter before it is required
+    (``.to(device, ...)``: ``x.to(untyped)`` passes it positionally); elsewhere it (and
+    what follows it) becomes keyword-only, as it has no default here.
     """
     guard = _clone(fn, keep_doc=False)
-    if not _move_to_required_keyword(guard):
-        return _ranked(guard, RANK_ORIGINAL)  # positional-only device: no keyword form
     param = _device_param(guard)
     assert param is not None
+    in_place = POSITIONAL_GUARDS and _required_in_place(guard, param)
+    if not in_place and not _move_to_required_keyword(guard):
+        return _ranked(guard, RANK_ORIGINAL)  # positional-only device: no keyword form
     param.annotation = name(NEVER)
     return _ranked(guard, RANK_UNKNOWN_DEVICE)
 
 
+def _unknown_donor_guard(fn: ast.FunctionDef, donors: list[str]) -> ast.FunctionDef:
+    """First overload of a device donor (``.to(other)``): an ``Any`` donor gives torch's
+    own result type. Without it, ``x.to(unknown, False)`` matched ``.to(dtype,
+    non_blocking)`` as well and pyright kept ``x``'s device, which an ``other`` tensor
+    on another device makes false; ``x.to(unknown)`` turned Unknown."""
+    guard = _clone(fn, keep_doc=False)
+    for p in params_of(guard):
+        if p.arg in donors:
+            p.annotation = name(NEVER)
+    return _ranked(guard, RANK_UNKNOWN_DEVICE)
+
+
+def _required_in_place(fn: ast.FunctionDef, param: ast.arg) -> bool:
+    """Drop the default of positional ``param`` where no earlier positional has one."""
+    a = fn.args
+    positional = [*a.posonlyargs, *a.args]
+    if param not in positional:
+        return False
+    index = positional.index(param)
+    first_default = len(positional) - len(a.defaults)
+    if index < first_default:
+        return True  # already required
+    if index > first_default:
+        return False
+    a.defaults = a.defaults[1:]
+    return True
+
+
+#: Whether the unknown-device guard keeps a positional ``device`` in place and a device
+#: donor (``.to(other)``) has a guard too (see _unknown_device_guard); benchmarks/
+#: overlay_variants.py turns it off to measure the layout before it (``keyword-guards``).
+POSITIONAL_GUARDS = True
 #: Whether a module function's device overloads take ``device`` as a required keyword
 #: (see _expand_device); benchmarks/overlay_variants.py turns it off to measure the
 #: encoding before it (``optional-device``).

@@ -24,9 +24,10 @@ KNOWN: dict[tuple[str, str], dict[str, set[str]]] = {
     # ``v = min(tensor)`` into a variable first inferred as a tensor: mypy solves ``min``'s
     # TypeVar from a generic instance's context (the overlay's Tensor), not from a plain one
     ("mypy", "torchvision"): {"new": {"torchvision/models/detection/transform.py:61"}},
-    # factory calls whose ``device=`` is ``device | Unknown`` (the factory overloads' encoding)
+    # a factory call that fails (a wrong ``device=`` / ``dtype=``): one overload of torch's
+    # accepts its arguments' shape, several of the overlay's do, and pyright then reports
+    # "No overloads" at the call and makes its result Unknown
     ("pyright", "timm"): {"lost": {"timm/layers/pos_embed_sincos.py:868"}},
-    ("pyright", "kornia"): {"lost": {"kornia/losses/mutual_information.py:284"}},
     ("pyright", "pytorch-metric-learning"): {"new": {"pytorch_metric_learning/testers/base_tester.py:84"}},
 }
 

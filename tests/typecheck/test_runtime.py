@@ -115,13 +115,17 @@ def _arguments(fn: Callable[..., Any]) -> list[Any]:
     for name in inspect.signature(fn).parameters:
         hint = hints[name]
         device = _device_of(hint)
-        if device is None and hint is torch.Tensor:
+        if device is None and (hint is torch.Tensor or hint is Any):
             device = promised or "cpu"  # untyped input: the device the function promises
         if device is not None:
             dtype = torch.bool if name in CONDITION_NAMES else torch.float32
             args.append(torch.ones(SHAPE, dtype=dtype, device=device))
         elif hint is str:
             args.append("cpu")
+        elif hint is bool:
+            args.append(True)
+        elif hint == list[float]:
+            args.append([1.0, 2.0])
         else:
             raise TypeError(f"{fn.__qualname__}: no runtime value for parameter {name}: {hint!r}")
     return args

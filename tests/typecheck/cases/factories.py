@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from typing_extensions import assert_type
 
@@ -56,3 +58,25 @@ def unknown_device_strings(name: str) -> None:
     assert_type(y, torch.Tensor)
     z = torch.zeros(3, device="cuda:99")
     assert_type(z, torch.Tensor)
+
+
+def partly_unknown_device(
+    x: Tensor[MPS], bare: torch.Tensor, untyped: Any, data: list[float], flag: bool
+) -> None:
+    # ``device | Any`` (pyright: ``device | Unknown``, e.g. ``self.buf.device`` of an untyped
+    # module) and a wholly unknown device give torch's own result type, as without the
+    # overlay. (``device[MPS] | Any`` gives MPS in pyright, Any in mypy: docs/limits.md.)
+    device = bare.device if flag else untyped.device
+    assert_type(device, "torch.device | Any")
+    assert_type(torch.zeros(3, device=device), torch.Tensor)
+    assert_type(torch.zeros((2, 2), device=device), torch.Tensor)
+    assert_type(torch.tensor(data, device=device), torch.Tensor)
+    assert_type(torch.arange(3, device=device), torch.Tensor)
+    assert_type(torch.full((2,), 1.0, device=device), torch.Tensor)
+    assert_type(torch.zeros_like(x, device=device), torch.Tensor)
+    assert_type(x.new_zeros(3, device=device), torch.Tensor)
+    assert_type(torch.zeros(3, device=untyped.device), torch.Tensor)
+    # ...while every typed form keeps its device
+    assert_type(torch.zeros(3, device=x.device), Tensor[MPS])
+    assert_type(torch.zeros(3, device="cuda"), Tensor[CUDA])
+    assert_type(torch.zeros(3), Tensor[CPU])

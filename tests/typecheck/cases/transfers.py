@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from typing_extensions import assert_type
 
@@ -29,6 +31,22 @@ def to(x: Tensor[MPS], y: Tensor[CUDA]) -> None:
 
 def to_unknown(x: Tensor[MPS], target: str) -> None:
     assert_type(x.to(target), torch.Tensor)
+
+
+def to_untyped_target(x: Tensor[MPS], bare: torch.Tensor, untyped: Any, flag: bool) -> None:
+    # An untyped argument may be a device, a dtype or a tensor: torch's own result type
+    # (pyright made ``x.to(untyped)`` Unknown; ``x.to(untyped, False)`` kept MPS, which an
+    # ``other`` tensor on another device makes false).
+    assert_type(x.to(untyped), torch.Tensor)
+    assert_type(x.to(untyped.device, torch.float16), torch.Tensor)
+    assert_type(x.to(untyped, False), torch.Tensor)
+    assert_type(x.to(device=untyped.device), torch.Tensor)
+    assert_type(torch.zeros(3).to(untyped), torch.Tensor)
+    assert_type(x.to(bare.device if flag else untyped.device), torch.Tensor)
+    # ...while the typed forms keep theirs
+    assert_type(x.to(torch.float16), Tensor[MPS])
+    assert_type(x.to(x.cuda()), Tensor[CUDA])
+    assert_type(x.to(x.cuda(), False), Tensor[CUDA])
 
 
 def copy_keeps_destination(x: Tensor[MPS], y: Tensor[CUDA]) -> None:
