@@ -300,7 +300,9 @@ class _Walker:
     def write_into(self, container: Value, node: ast.AST | None, how: str, value: Value = EMPTY) -> None:
         """A write into host data: when that data is a view of a device tensor, it is the tensor
         (and whatever host data is written lands in it)."""
-        read = [r for r in roots(container) if r.kind == "read"]
+        # a Python scalar read back is a value, not a view of the tensor's memory
+        # (``magnitude *= -1.0`` rebinds it)
+        read = [r for r in roots(container) if r.kind == "read" and not r.scalar]
         if not read:
             return
         for root in (*read, *roots(value)):
@@ -612,6 +614,16 @@ class _Walker:
                 return frozenset({HostOnly(last)})
             if self.vocab.host_allocation.search(last):
                 return frozenset({HostOnly(last)})
+            if _targets_device(node):
+                # created on the device (``torch.zeros(n, device=x.device)``): host values
+                # among its arguments are uploaded (a Python scalar sizes or fills it: no
+                # upload of data, ``sink``), and the result is no host data
+                self.sink(all_args, f'uploaded by "{last}()"', known_upload=False)
+                return EMPTY
+            if _names_cpu(node):
+                # ``torch.linspace(0, r, n, device="cpu")``: a tensor made on the host, whose
+                # ``.tolist()`` reads no device data (uploaded, it is host-built data)
+                return all_args | self.built(node, f'"{dotted}()" on the host')
             return all_args if is_host(all_args) else EMPTY
         if self.vocab.readback_name.search(last) and "dtype" not in last.lower():
             first = args[0] if args else EMPTY
@@ -979,6 +991,11 @@ def _counts(iterable: ast.expr, vocab: HostVocabulary) -> bool:
     func = iterable.func
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
     return name in vocab.counting_iterators
+
+
+def _names_cpu(node: ast.Call) -> bool:
+    """The call's ``device=`` is the CPU, written out."""
+    return any(k.arg == sem.DEVICE_PARAMETER and _is_cpu_literal(k.value) for k in node.keywords)
 
 
 def _is_cpu_literal(node: ast.AST) -> bool:

@@ -39,6 +39,8 @@ def test_findings_are_exactly_the_marked_lines(findings: dict[str, dict]) -> Non
     "where_same_shape",  # 4: device tensors collected in a loop, a shape list: no host data
     "fill_scalar_",      # 5: one user scalar staged with np.full((1,), value)
     "take_checked",      # 6: one readback for a count is a host sync, not a fallback
+    "one_hot",           # 8: a read-back count sizes a device factory: no host view to write into
+    "negated_peak",      # 8: `m *= -1.0` on a read-back float rebinds a value
 ])
 def test_unreached_paths_are_not_findings(findings: dict[str, dict], unreached: str) -> None:
     assert unreached not in findings
@@ -88,6 +90,13 @@ def test_a_returned_root_is_the_one_the_call_takes(findings: dict[str, dict], fu
     assert finding["code"] == "device-readback"
     assert f"(through _stage_rates: {root})" in finding["message"]
     assert finding["condition"] is None  # the call takes that branch whenever it runs
+
+
+def test_a_tensor_made_on_the_host_is_host_built_data(findings: dict[str, dict]) -> None:
+    ramp = findings["ramp"]
+    assert (ramp["line"], ramp["code"]) == (22, "device-numpy")  # at its root
+    assert '"torch.linspace()" on the host' in ramp["message"]
+    assert "reads tensor data" not in ramp["message"]
 
 
 def test_a_chip_path_that_addresses_device_copies_from_host_data_is_a_fallback(findings: dict[str, dict]) -> None:
