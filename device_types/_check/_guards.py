@@ -2,7 +2,7 @@
 
 ``GuardReader.test(expr)`` gives the pair (condition when ``expr`` is true, condition when it is
 false); anything it cannot read is "unknown" on both sides, i.e. no constraint. Subjects are the
-parameters the function never rebinds, their attributes and no-argument methods
+parameters where nothing before them rebinds them (the value the caller passed), their attributes and no-argument methods
 (``a.dtype``, ``x.device.type``, ``t.dim()``), locals bound exactly once to such an expression
 (``use_gpu = _can_use_gpu(a)``), module-level names, and calls of resolvable functions on them
 (``_can_use_gpu(x)``, ``_use_soc_fallback("dot")``, ``isinstance(key, Tensor)``).
@@ -25,6 +25,11 @@ _BUILTINS = frozenset(dir(builtins))
 _LITERAL_TYPES = (str, int, float, bool, type(None))
 _UNKNOWN: tuple[Condition, Condition] = (ALWAYS, ALWAYS)
 
+#: Where a name is bound: (the first binding statement's (line, column), the spans of the
+#: outermost loops with a binding of it). A test of a parameter before all of them reads
+#: the value the caller passed.
+Stores = dict[str, tuple[tuple[int, int], list[tuple[int, int]]]]
+
 
 def parameter_names(info: FunctionInfo) -> tuple[str, ...]:
     """Every parameter by its index in conditions: positional, the ``*args`` slot, keyword-only."""
@@ -40,13 +45,13 @@ class GuardReader:
         self._depth = 0
 
     @cached_property
-    def _scope(self) -> tuple[dict[str, int], set[str], dict[str, ast.expr]]:
-        """(stable parameters by index, every local name, locals bound once): read on first use,
-        so a function without tests costs nothing here."""
-        stores, single = _bindings(self._node)
+    def _scope(self) -> tuple[dict[str, int], set[str], dict[str, ast.expr], Stores]:
+        """(parameters by index, every local name, locals bound once, where names are bound):
+        read on first use, so a function without tests costs nothing here."""
+        counts, single, stores = _bindings(self._node)
         names = parameter_names(self.info)
-        params = {name: i for i, name in enumerate(names) if stores.get(name, 0) == 0 and name != "*args"}
-        return params, set(stores) | set(names), single
+        params = {name: i for i, name in enumerate(names) if name != "*args"}
+        return params, set(counts) | set(names), single, stores
 
     @property
     def _params(self) -> dict[str, int]:
@@ -71,9 +76,19 @@ class GuardReader:
         finally:
             self._depth -= 1
 
+    def _passed(self, name: ast.Name) -> bool:
+        """Whether ``name`` (a parameter) still holds what the caller passed here: no binding
+        of it comes before this place, nor in a loop around it (``if p is None: p = ...``
+        tests the passed value; a test after the binding does not)."""
+        where = self._scope[3].get(name.id)
+        if where is None:
+            return True
+        first, loops = where
+        return (name.lineno, name.col_offset) < first and not any(a <= name.lineno <= b for a, b in loops)
+
     def _subject(self, expr: ast.expr) -> Subject | None:
         if isinstance(expr, ast.Name):
-            if expr.id in self._params:
+            if expr.id in self._params and self._passed(expr):
                 return ("p", self._params[expr.id], ())
             if expr.id in self._single:
                 return self.subject(self._single[expr.id])
@@ -215,34 +230,51 @@ def _pair(test: Test) -> tuple[Condition, Condition]:
 _INERT_STATEMENTS = frozenset({ast.Expr, ast.Return, ast.Raise, ast.Pass, ast.Break, ast.Continue, ast.Assert})
 
 
-def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, int], dict[str, ast.expr]]:
+#: The earliest position: a name bound this way (``global``) may change at any time.
+_ANYWHERE = (0, 0)
+
+
+def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, int], dict[str, ast.expr], Stores]:
     """How often each name is bound by the function's own statements (nested defs excluded),
-    and the locals bound once by a plain ``name = expr`` outside loops (their value is ``expr``'s).
+    the locals bound once by a plain ``name = expr`` outside loops (their value is ``expr``'s),
+    and where each name is bound (``Stores``).
 
     Only statements are visited (cheap): comprehension variables do not leak in Python 3, and a
     walrus that rebinds a parameter inside an expression is not seen (documented limit)."""
     counts: dict[str, int] = {}
     once: dict[str, ast.expr] = {}
+    stores: Stores = {}
+    at: tuple[int, int] = _ANYWHERE
+    loop: tuple[int, int] | None = None
+
+    def stored(name: str, weight: int, where: tuple[int, int] | None = None) -> None:
+        counts[name] = counts.get(name, 0) + weight
+        first, loops = stores.get(name, (where or at, []))
+        stores[name] = (min(first, where or at), loops)
+        if loop is not None and loop not in loops:
+            loops.append(loop)
 
     def bind(target: ast.AST | None, weight: int = 1) -> None:
         if isinstance(target, ast.Name):
-            counts[target.id] = counts.get(target.id, 0) + weight
+            stored(target.id, weight)
         elif isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:
                 bind(element, weight)
         elif isinstance(target, ast.Starred):
             bind(target.value, weight)
 
-    pending: list[tuple[ast.stmt, bool]] = [(stmt, False) for stmt in node.body]
+    # (statement, its outermost enclosing loop's line span, or None)
+    pending: list[tuple[ast.stmt, tuple[int, int] | None]] = [(stmt, None) for stmt in node.body]
     while pending:
-        stmt, in_loop = pending.pop()
+        stmt, loop = pending.pop()
         kind = stmt.__class__
         if kind in _INERT_STATEMENTS:
             continue
+        at = (stmt.lineno, stmt.col_offset)
         if isinstance(stmt, ast.Assign):
             for target in stmt.targets:
                 bind(target)
-            if not in_loop and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            if loop is None and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 once[stmt.targets[0].id] = stmt.value
         elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
             bind(stmt.target, 2 if isinstance(stmt, ast.AugAssign) else 1)
@@ -252,15 +284,14 @@ def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, i
             for item in stmt.items:
                 bind(item.optional_vars, 2)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            counts[stmt.name] = counts.get(stmt.name, 0) + 2
+            stored(stmt.name, 2)
             continue
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             for alias in stmt.names:
-                name = (alias.asname or alias.name).partition(".")[0]
-                counts[name] = counts.get(name, 0) + 2
+                stored((alias.asname or alias.name).partition(".")[0], 2)
         elif isinstance(stmt, (ast.Global, ast.Nonlocal)):
             for name in stmt.names:
-                counts[name] = counts.get(name, 0) + 2
+                stored(name, 2, _ANYWHERE)
         elif isinstance(stmt, ast.Delete):
             for target in stmt.targets:
                 bind(target, 2)
@@ -269,13 +300,15 @@ def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, i
                 for sub in ast.walk(case.pattern):
                     bound = getattr(sub, "name", None)
                     if isinstance(bound, str):
-                        counts[bound] = counts.get(bound, 0) + 2
-                pending.extend((s, in_loop) for s in case.body)
-        loop = in_loop or isinstance(stmt, (ast.For, ast.AsyncFor, ast.While))
+                        stored(bound, 2)
+                pending.extend((s, loop) for s in case.body)
+        inner = loop
+        if inner is None and isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+            inner = (stmt.lineno, stmt.end_lineno or stmt.lineno)
         for field in ("body", "orelse", "finalbody"):
-            pending.extend((s, loop) for s in getattr(stmt, field, ()) or ())
+            pending.extend((s, inner) for s in getattr(stmt, field, ()) or ())
         for handler in getattr(stmt, "handlers", ()) or ():
             if handler.name:
-                counts[handler.name] = counts.get(handler.name, 0) + 2
-            pending.extend((s, loop) for s in handler.body)
-    return counts, {name: value for name, value in once.items() if counts.get(name) == 1}
+                stored(handler.name, 2, (handler.lineno, handler.col_offset))
+            pending.extend((s, inner) for s in handler.body)
+    return counts, {name: value for name, value in once.items() if counts.get(name) == 1}, stores

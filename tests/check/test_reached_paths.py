@@ -41,6 +41,7 @@ def test_findings_are_exactly_the_marked_lines(findings: dict[str, dict]) -> Non
     "take_checked",      # 6: one readback for a count is a host sync, not a fallback
     "one_hot",           # 8: a read-back count sizes a device factory: no host view to write into
     "negated_peak",      # 8: `m *= -1.0` on a read-back float rebinds a value
+    "weighted_by_half",  # 9: passes the weight that `if weight is None: weight = ...` fills in
 ])
 def test_unreached_paths_are_not_findings(findings: dict[str, dict], unreached: str) -> None:
     assert unreached not in findings
@@ -55,6 +56,7 @@ def test_unreached_paths_are_not_findings(findings: dict[str, dict], unreached: 
     ("where", None, ["where", "_broadcast_to"]),
     ("gather", 'use_soc_fallback("gather")', ["gather", "_gather_soc"]),
     ("index_select", 'use_soc_fallback("gather")', ["index_select", "gather", "_gather_soc"]),
+    ("weighted_by_magnitude", None, ["weighted_by_magnitude", "weighted"]),
 ])
 def test_reached_paths_say_when_and_through_what(findings: dict[str, dict], function: str, condition: str | None,
                                                  chain: list[str]) -> None:
@@ -111,6 +113,7 @@ def test_direct_findings_state_their_condition(findings: dict[str, dict]) -> Non
     assert findings["_reduce"]["condition"] == 'op is "argmax" or "argmin"'
     assert findings["_sum"]["condition"] == "dim is not None and exact"
     assert findings["full_like"]["condition"] is None
+    assert findings["weighted"]["condition"] == "weight is None"  # tested before it is filled in
 
 
 def test_sarif_walks_the_chain() -> None:
