@@ -25,10 +25,18 @@ _BUILTINS = frozenset(dir(builtins))
 _LITERAL_TYPES = (str, int, float, bool, type(None))
 _UNKNOWN: tuple[Condition, Condition] = (ALWAYS, ALWAYS)
 
-#: Where a name is bound: (the first binding statement's (line, column), the spans of the
-#: outermost loops with a binding of it). A test of a parameter before all of them reads
-#: the value the caller passed.
-Stores = dict[str, tuple[tuple[int, int], list[tuple[int, int]]]]
+#: A literal normalisation of a parameter at the top of the body, ``if mode == "edge":
+#: mode = "replicate"``: (where, the literals that trigger it, the literal it gives).
+Normalisation = tuple[tuple[int, int], frozenset[Any], Any]
+
+#: Where a name is bound: (the first binding statement's (line, column) that is no
+#: normalisation, the spans of the outermost loops with a binding of it, its normalisations
+#: in source order). A test of a parameter before all of them reads the value the caller
+#: passed; after normalisations alone, a comparison with literals can still be read (``_compare``).
+Stores = dict[str, tuple[tuple[int, int], list[tuple[int, int]], list[Normalisation]]]
+
+#: No binding there: after every position.
+_NOWHERE = (10**9, 0)
 
 
 def parameter_names(info: FunctionInfo) -> tuple[str, ...]:
@@ -83,8 +91,37 @@ class GuardReader:
         where = self._scope[3].get(name.id)
         if where is None:
             return True
-        first, loops = where
-        return (name.lineno, name.col_offset) < first and not any(a <= name.lineno <= b for a, b in loops)
+        first, loops, normalisations = where
+        here = (name.lineno, name.col_offset)
+        return (here < first and not any(a <= name.lineno <= b for a, b in loops)
+                and not any(n[0] < here for n in normalisations))
+
+    def _normalised(self, name: ast.Name) -> list[Normalisation] | None:
+        """The normalisations a parameter went through before ``name``, where nothing else
+        rebinds it before (None: not a parameter, or rebound otherwise)."""
+        where = self._scope[3].get(name.id)
+        if where is None or name.id not in self._params:
+            return None
+        first, loops, normalisations = where
+        here = (name.lineno, name.col_offset)
+        if here >= first or any(a <= name.lineno <= b for a, b in loops):
+            return None
+        before = [n for n in normalisations if n[0] < here]
+        return before or None
+
+    def _normalised_test(self, name: ast.expr, values: frozenset[Any], positive: bool) -> tuple[Condition, Condition] | None:
+        """``mode == "constant"`` after ``if mode == "edge": mode = "replicate"``, over what
+        the caller passed: ``mode`` is in ``values`` now when the passed value is in them and
+        triggered no normalisation, or triggered one that gives a literal in them."""
+        normalisations = self._normalised(name) if isinstance(name, ast.Name) else None
+        if normalisations is None:
+            return None
+        assert isinstance(name, ast.Name)
+        triggers = frozenset().union(*(n[1] for n in normalisations))
+        passed = (values - triggers) | frozenset().union(*(n[1] for n in normalisations if n[2] in values))
+        if not passed:
+            return (NEVER, ALWAYS) if positive else (ALWAYS, NEVER)
+        return _pair(Test(("p", self._params[name.id], ()), passed, positive))
 
     def _subject(self, expr: ast.expr) -> Subject | None:
         if isinstance(expr, ast.Name):
@@ -204,11 +241,21 @@ class GuardReader:
         op, left, right = expr.ops[0], expr.left, expr.comparators[0]
         if isinstance(op, (ast.In, ast.NotIn)):
             subject, values = self.subject(left), self._values(right)
+            if subject is None and values is not None:
+                return self._normalised_test(left, values, isinstance(op, ast.In)) or _UNKNOWN
             if subject is None or values is None:
                 return _UNKNOWN
             return _pair(Test(subject, values, isinstance(op, ast.In)))
         if not isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)):
             return _UNKNOWN
+        positive = isinstance(op, (ast.Eq, ast.Is))
+        for name, other in ((left, right), (right, left)):
+            if isinstance(name, ast.Name) and self.subject(name) is None:
+                known = self.literal(other)
+                if known is not None and not isinstance(known[0], tuple):
+                    normalised = self._normalised_test(name, frozenset({known[0]}), positive)
+                    if normalised is not None:
+                        return normalised
         subject, literal = self.subject(left), self.literal(right)
         if subject is None or literal is None or (subject[0] == "g" and self._param_based(right)):
             subject, literal = self.subject(right), self.literal(left)
@@ -247,10 +294,18 @@ def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, i
     at: tuple[int, int] = _ANYWHERE
     loop: tuple[int, int] | None = None
 
-    def stored(name: str, weight: int, where: tuple[int, int] | None = None) -> None:
+    #: id of a normalising assignment -> (its trigger literals, its literal)
+    normalising: dict[int, tuple[frozenset[Any], Any]] = {}
+
+    def stored(name: str, weight: int, where: tuple[int, int] | None = None,
+               normalisation: tuple[frozenset[Any], Any] | None = None) -> None:
         counts[name] = counts.get(name, 0) + weight
-        first, loops = stores.get(name, (where or at, []))
-        stores[name] = (min(first, where or at), loops)
+        first, loops, normalisations = stores.get(name, (_NOWHERE, [], []))
+        if normalisation is not None:
+            normalisations.append((where or at, *normalisation))
+        else:
+            first = min(first, where or at)
+        stores[name] = (first, loops, normalisations)
         if loop is not None and loop not in loops:
             loops.append(loop)
 
@@ -271,7 +326,15 @@ def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, i
         if kind in _INERT_STATEMENTS:
             continue
         at = (stmt.lineno, stmt.col_offset)
-        if isinstance(stmt, ast.Assign):
+        if isinstance(stmt, ast.If) and loop is None and any(stmt is top for top in node.body):
+            found = _normalisation(stmt)
+            if found is not None:
+                normalising[id(stmt.body[0])] = found
+        if isinstance(stmt, ast.Assign) and id(stmt) in normalising:
+            target = stmt.targets[0]
+            assert isinstance(target, ast.Name)
+            stored(target.id, 1, normalisation=normalising[id(stmt)])
+        elif isinstance(stmt, ast.Assign):
             for target in stmt.targets:
                 bind(target)
             if loop is None and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
@@ -311,4 +374,41 @@ def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, i
             if handler.name:
                 stored(handler.name, 2, (handler.lineno, handler.col_offset))
             pending.extend((s, inner) for s in handler.body)
+    for name, (first, loops, normalisations) in stores.items():
+        if not _independent(normalisations):  # chained or overlapping: ordinary bindings
+            stores[name] = (min([first, *(n[0] for n in normalisations)]), loops, [])
     return counts, {name: value for name, value in once.items() if counts.get(name) == 1}, stores
+
+
+def _normalisation(stmt: ast.If) -> tuple[frozenset[Any], Any] | None:
+    """``if p == "edge": p = "replicate"`` (or ``p in ("a", "b")``), nothing else in it:
+    (the trigger literals, the new literal)."""
+    test, body = stmt.test, stmt.body
+    if stmt.orelse or len(body) != 1 or not isinstance(body[0], ast.Assign):
+        return None
+    assign = body[0]
+    if len(assign.targets) != 1 or not isinstance(assign.targets[0], ast.Name):
+        return None
+    if not isinstance(assign.value, ast.Constant) or not isinstance(assign.value.value, _LITERAL_TYPES):
+        return None
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.left, ast.Name):
+        return None
+    if test.left.id != assign.targets[0].id:
+        return None
+    op, right = test.ops[0], test.comparators[0]
+    if isinstance(op, ast.Eq) and isinstance(right, ast.Constant) and isinstance(right.value, _LITERAL_TYPES):
+        return frozenset({right.value}), assign.value.value
+    if isinstance(op, ast.In) and isinstance(right, (ast.Tuple, ast.List, ast.Set)) and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, _LITERAL_TYPES) for e in right.elts):
+        return frozenset(e.value for e in right.elts if isinstance(e, ast.Constant)), assign.value.value
+    return None
+
+
+def _independent(normalisations: list[Normalisation]) -> bool:
+    """No normalisation's trigger overlaps another's, nor holds a literal another gives."""
+    seen: set[Any] = set()
+    for _, trigger, _ in normalisations:
+        if trigger & seen:
+            return False
+        seen |= trigger
+    return not any(new in seen for _, _, new in normalisations)

@@ -151,11 +151,10 @@ class _Walker:
         for stmt in body:
             self.stmt(stmt, env)
             if isinstance(stmt, ast.If):
-                exits_body, exits_else = _terminates(stmt.body), _terminates(stmt.orelse)
-                if exits_body != exits_else:
-                    when_true, when_false = self._test(stmt.test)
-                    self.path = conjoin(self.path, when_false if exits_body else when_true)
-                    name = _device_guard(stmt.test) if exits_body else None
+                continues = self._continuation(stmt)
+                if continues is not None:
+                    self.path = conjoin(self.path, continues)
+                    name = _device_guard(stmt.test) if _terminates(stmt.body) else None
                     if name is not None and name in env:  # the rest sees a value not on the device
                         env[name] = env[name] | frozenset({HostOnly("not on the device")})
             elif isinstance(stmt, ast.Assert):
@@ -164,6 +163,22 @@ class _Walker:
 
     def _test(self, test: ast.expr) -> tuple[Condition, Condition]:
         return self.guards.test(test) if self.guards is not None else (ALWAYS, ALWAYS)
+
+    def _continuation(self, stmt: ast.If) -> Condition | None:
+        """When the statement after ``stmt`` runs, if an arm of it (or of its ``elif``s) ends
+        in a return or raise: ``if a: return ... elif b: return ...`` continues when neither.
+        None: every arm goes on (or none does: dead code keeps the path it had)."""
+        exits_body = _terminates(stmt.body)
+        chained = stmt.orelse[0] if len(stmt.orelse) == 1 and isinstance(stmt.orelse[0], ast.If) else None
+        inner = self._continuation(chained) if chained is not None else None
+        exits_else = chained is None and _terminates(stmt.orelse)
+        if not exits_body and not exits_else and inner is None:
+            return None
+        when_true, when_false = self._test(stmt.test)
+        after_body = NEVER if exits_body else when_true
+        after_else = NEVER if exits_else else (conjoin(when_false, inner) if inner is not None else when_false)
+        continues = disjoin(after_body, after_else)
+        return continues if continues else None
 
     def stmt(self, node: ast.stmt, env: dict[str, Value]) -> None:
         if isinstance(node, ast.Assign):

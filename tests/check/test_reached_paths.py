@@ -42,6 +42,8 @@ def test_findings_are_exactly_the_marked_lines(findings: dict[str, dict]) -> Non
     "one_hot",           # 8: a read-back count sizes a device factory: no host view to write into
     "negated_peak",      # 8: `m *= -1.0` on a read-back float rebinds a value
     "weighted_by_half",  # 9: passes the weight that `if weight is None: weight = ...` fills in
+    "pad_constant",      # 10: "constant" through `if mode == "edge": mode = "replicate"` stays on the device
+    "pad_edge",          # 10: "edge" becomes "replicate": on the device too
 ])
 def test_unreached_paths_are_not_findings(findings: dict[str, dict], unreached: str) -> None:
     assert unreached not in findings
@@ -57,6 +59,8 @@ def test_unreached_paths_are_not_findings(findings: dict[str, dict], unreached: 
     ("gather", 'use_soc_fallback("gather")', ["gather", "_gather_soc"]),
     ("index_select", 'use_soc_fallback("gather")', ["index_select", "gather", "_gather_soc"]),
     ("weighted_by_magnitude", None, ["weighted_by_magnitude", "weighted"]),
+    ("pad", 'mode is not "constant" or "edge" or "replicate"', ["pad", "_pad_symmetric"]),
+    ("pad_symmetric", None, ["pad_symmetric", "pad", "_pad_symmetric"]),
 ])
 def test_reached_paths_say_when_and_through_what(findings: dict[str, dict], function: str, condition: str | None,
                                                  chain: list[str]) -> None:
