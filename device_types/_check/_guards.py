@@ -73,6 +73,11 @@ class GuardReader:
     def _single(self) -> dict[str, ast.expr]:
         return self._scope[2]
 
+    @property
+    def bound_once(self) -> dict[str, ast.expr]:
+        """Locals bound once, outside loops, by a plain ``name = expr``: name -> expr."""
+        return self._scope[2]
+
     # --- subjects and literals -------------------------------------------------------------
 
     def subject(self, expr: ast.expr) -> Subject | None:

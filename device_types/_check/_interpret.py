@@ -514,7 +514,9 @@ class _Walker:
     def transfer(self, node: ast.Call, func: ast.Attribute, receiver: Value, name: str) -> Value:
         target = sem.FIXED_TRANSFERS.get(name)
         if name in sem.TARGET_TRANSFERS:
-            target = _literal_device(node)
+            if _converts_dtype_only(node):  # ``.to(torch.float)``, ``.to(x.dtype)``: same place
+                return receiver
+            target = _literal_device(node, self.guards.bound_once if self.guards is not None else {})
         if target == "cpu":
             if is_host(receiver):
                 return receiver
@@ -1024,13 +1026,34 @@ def _is_cpu_literal(node: ast.AST) -> bool:
     return False
 
 
-def _literal_device(node: ast.Call) -> str | None:
-    """The device a ``.to(...)`` call names, when it is written out; None otherwise."""
+def _literal_device(node: ast.Call, bound_once: dict[str, ast.expr]) -> str | None:
+    """The device a ``.to(...)`` call names, when it is written out (or a local bound once
+    to it names it: ``host = torch.device("cpu")``); None otherwise."""
     candidates = [k.value for k in node.keywords if k.arg == sem.DEVICE_PARAMETER] + list(node.args[:1])
     for candidate in candidates:
+        if isinstance(candidate, ast.Name) and candidate.id in bound_once:
+            candidate = bound_once[candidate.id]
         if _is_cpu_literal(candidate):
             return "cpu"
     return None
+
+
+def _converts_dtype_only(node: ast.Call) -> bool:
+    """``.to(torch.float16)``, ``.to(x.dtype)``, ``.to(dtype)``, ``.to(dtype=...)``: a dtype
+    and no device, so the data stays where it is."""
+    keywords = {k.arg for k in node.keywords}
+    if sem.DEVICE_PARAMETER in keywords or None in keywords:
+        return False
+    if not node.args:
+        return "dtype" in keywords
+    first = node.args[0]
+    if isinstance(first, ast.Name):
+        return first.id == "dtype"
+    if isinstance(first, ast.Attribute):
+        # ``x.dtype``, or a module's constant (``torch.float16``); not ``x.device``
+        return first.attr == "dtype" or (isinstance(first.value, ast.Name) and first.value.id == "torch"
+                                         and first.attr != sem.DEVICE_PARAMETER)
+    return False
 
 
 def _targets_device(node: ast.Call) -> bool:
