@@ -359,6 +359,20 @@ class _Walker:
     def expr_Lambda(self, node: ast.Lambda, env: dict[str, Value]) -> Value:
         return EMPTY
 
+    def expr_IfExp(self, node: ast.IfExp, env: dict[str, Value]) -> Value:
+        """``a if test else b``: each side is evaluated under its side of the test, as the arms
+        of an ``if`` are (``np.roots(c.cpu().numpy()) if exact else c.double()``)."""
+        self.expr(node.test, env)
+        when_true, when_false = self._test(node.test)
+        outer = self.path
+        try:
+            self.path = conjoin(outer, when_true)
+            value = self.expr(node.body, env)
+            self.path = conjoin(outer, when_false)
+            return value | self.expr(node.orelse, env)
+        finally:
+            self.path = outer
+
     def expr_Attribute(self, node: ast.Attribute, env: dict[str, Value]) -> Value:
         value = self.expr(node.value, env)
         return EMPTY if node.attr in sem.METADATA else value

@@ -46,6 +46,7 @@ def test_findings_are_exactly_the_marked_lines(findings: dict[str, dict]) -> Non
     "pad_edge",          # 10: "edge" becomes "replicate": on the device too
     "staged_as_float",   # 11: `.to(torch.float32)` of a host tensor is a dtype change, no upload
     "staged_like",       # 11: `.to(x.dtype)` likewise
+    "roots_fast",        # 12: `... if exact else coeffs` with exact=False takes the device side
 ])
 def test_unreached_paths_are_not_findings(findings: dict[str, dict], unreached: str) -> None:
     assert unreached not in findings
@@ -120,6 +121,7 @@ def test_direct_findings_state_their_condition(findings: dict[str, dict]) -> Non
     assert findings["_sum"]["condition"] == "dim is not None and exact"
     assert findings["full_like"]["condition"] is None
     assert findings["weighted"]["condition"] == "weight is None"  # tested before it is filled in
+    assert findings["roots_of"]["condition"] == "exact"  # one side of a conditional expression
 
 
 def test_sarif_walks_the_chain() -> None:
