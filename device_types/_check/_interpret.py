@@ -542,7 +542,8 @@ class _Walker:
         return EMPTY
 
     def readback(self, node: ast.AST, receiver: Value, what: str | None, code: str,
-                 chain: tuple[str, ...] = (), origin: tuple[str, int, str] | None = None) -> Value:
+                 chain: tuple[str, ...] = (), origin: tuple[str, int, str] | None = None,
+                 steps: tuple[tuple[str, int, int, str], ...] = ()) -> Value:
         """Host data read from ``receiver`` at ``node`` (``what`` defaults to the call as written)."""
         param_indices = params(receiver)
         key = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0), what or "")
@@ -550,7 +551,7 @@ class _Walker:
         if root is None:
             what = what or _shown(node)  # type: ignore[arg-type]
             root = Root("read", code, what, self.info.path, key[0], key[1], chain, origin,
-                        min(param_indices) if param_indices else None)
+                        min(param_indices) if param_indices else None, steps=steps)
             self._root_ids[key] = root
             self.facts.created.append(root)
         self._created(root)
@@ -569,12 +570,12 @@ class _Walker:
         return root
 
     def built(self, node: ast.AST, what: str | None, chain: tuple[str, ...] = (),
-              origin: tuple[str, int, str] | None = None) -> Value:
+              origin: tuple[str, int, str] | None = None, steps: tuple[tuple[str, int, int, str], ...] = ()) -> Value:
         key = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0), what or "")
         root = self._root_ids.get(key)
         if root is None:
             what = what or _shown(node)  # type: ignore[arg-type]
-            root = Root("built", codes.NUMPY, what, self.info.path, key[0], key[1], chain, origin)
+            root = Root("built", codes.NUMPY, what, self.info.path, key[0], key[1], chain, origin, steps=steps)
             self._root_ids[key] = root
         self._created(root)
         return frozenset({root})
@@ -817,11 +818,13 @@ class _Walker:
         """The callee's returned root as this function's, made at the call under ``when``."""
         origin = inner.origin or (inner.path, inner.line, inner.what)
         chain = (callee.qualname, *inner.chain)
+        # the callee's own call of the helper it got the data from is a step on the way
+        steps = ((inner.path, inner.line, inner.column, inner.what), *inner.steps) if inner.origin else ()
         what = None
         outer, self.path = self.path, when
         try:
-            made = (self.readback(node, EMPTY, what, inner.code, chain, origin) if inner.kind == "read"
-                    else self.built(node, what, chain, origin))
+            made = (self.readback(node, EMPTY, what, inner.code, chain, origin, steps) if inner.kind == "read"
+                    else self.built(node, what, chain, origin, steps))
         finally:
             self.path = outer
         return as_scalar(made) if inner.scalar else made

@@ -61,6 +61,7 @@ class LineMap:
         if held is not None:
             return held[1]
         known = any(r.path in self.edits or (r.origin is not None and r.origin[0] in self.edits)
+                    or any(step[0] in self.edits for step in r.steps)
                     for r in summary.returned_roots) or any(
             p.path in self.edits or any(h.path in self.edits for h in p.hops) for p in summary.fallbacks)
         self._mentions[id(summary)] = (summary, known)
@@ -72,7 +73,8 @@ class LineMap:
         origin = root.origin
         if origin is not None:
             origin = (origin[0], self.line(origin[0], origin[1]), origin[2])
-        return replace(root, line=self.line(root.path, root.line), origin=origin)
+        steps = tuple((path, self.line(path, line), column, what) for path, line, column, what in root.steps)
+        return replace(root, line=self.line(root.path, root.line), origin=origin, steps=steps)
 
     def atom(self, atom: Atom, own: str) -> Atom:
         if isinstance(atom, Root):

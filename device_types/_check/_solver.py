@@ -140,6 +140,9 @@ def path_order(path: FallbackPath) -> tuple[object, ...]:
 
 def direct_path(info: FunctionInfo, root: Root, when: Condition) -> FallbackPath:
     hops = [Hop(root.path, root.line, root.column, info.qualname, root.what)]
+    # each helper's call of the next, then the step inside the last helper
+    hops.extend(Hop(path, line, column, function, what)
+                for (path, line, column, what), function in zip(root.steps, root.chain))
     if root.chain and root.origin:  # read or built inside a helper: the helper's own step too
         origin_path, origin_line, origin_what = root.origin
         hops.append(Hop(origin_path, origin_line, 0, root.chain[-1], origin_what))

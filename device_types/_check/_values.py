@@ -41,6 +41,9 @@ class Root:
     scalar: bool = False
     #: Weaker evidence (a container filled in a loop): another root at the site comes first.
     weak: bool = False
+    #: The calls between this site and ``origin``, one per helper of ``chain`` but the last
+    #: (path, line, column, what): the hops a finding shows.
+    steps: tuple[tuple[str, int, int, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -108,6 +108,16 @@ def test_a_tensor_made_on_the_host_is_host_built_data(findings: dict[str, dict])
     assert "reads tensor data" not in ramp["message"]
 
 
+def test_hops_name_every_helper_that_hands_the_data_back(findings: dict[str, dict]) -> None:
+    finding = findings["perspective"]
+    assert [c.rpartition(".")[2] for c in finding["chain"]] == ["perspective", "_coefficients", "_coeffs"]
+    assert [(h["function"].rpartition(".")[2], h["line"], h["what"]) for h in finding["hops"]] == [
+        ("perspective", 17, '"_coefficients(points)"'),
+        ("_coefficients", 13, '"_coeffs(points)"'),
+        ("_coeffs", 7, '"to_numpy(points.device.lstsq_kernel(points))"'),
+    ]
+
+
 def test_a_chip_path_that_addresses_device_copies_from_host_data_is_a_fallback(findings: dict[str, dict]) -> None:
     soc = findings["_gather_soc"]
     assert (soc["line"], soc["code"]) == (8, "device-readback")
