@@ -26,6 +26,13 @@ own stubs:
                    as in round 3 (``REQUIRED_DEVICE_KEYWORD`` off)
   merged-cpu-device built by the generator: CPU and device-object overloads merged through a
                    TypeVar with ``default=CPU`` (``MERGED_CPU_DEVICE`` on; unsound, not shipped)
+  device-where-unused built by the generator: functions without a tensor result keep the
+                   device TypeVar on their one tensor parameter (``DEVICE_WHERE_UNUSED`` on; round 4)
+  ellipsis-defaults built by the generator: device-typed parameters' ``= None`` written ``= ...``
+                   (``ELLIPSIS_DEFAULTS`` on)
+  no-docstrings    the overlay's ``_C/_VariableFunctions.pyi`` without docstrings (measurement
+                   only: hovers would lose torch's documentation): what parsing them costs
+  stock-no-docstrings functions-stock without docstrings: the same for torch's own file
 
 ``--micro FORM`` checks a file of 1,500 one-call functions instead of a tree, one call
 form per run (``bare``: ``torch.ones(n, 1, device=x.device)`` with ``x: torch.Tensor``;
@@ -139,6 +146,17 @@ def bare_methods(source: str) -> str:
     return source[:start] + head + "\n" + body.replace("Tensor[_DeviceT]", "Tensor") + source[end:]
 
 
+def no_docstrings(source: str) -> str:
+    """``source`` with every function's docstring written ``...`` (what parsing them costs)."""
+    lines = source.splitlines(keepends=True)
+    for _, _, _, node in sorted(_defs(source), key=lambda d: -d[1]):
+        doc = node.body[0]
+        if isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant) and isinstance(doc.value.value, str):
+            indent = " " * doc.col_offset
+            lines[doc.lineno - 1 : doc.end_lineno] = [f"{indent}...\n"]
+    return "".join(lines)
+
+
 def one_name(layer: str) -> str:
     return re.sub(r"(\w+Name: TypeAlias = Literal\['(\w+)')[^\]]*\]", r"\1]", layer)
 
@@ -169,6 +187,15 @@ MICRO_FORMS = {
     "none-unknown": ("x, m", "return torch.ones(m, 1)"),
     "tensor-unknown": ("x, seq", "return torch.tensor(seq, dtype=torch.long)"),
     "full": ("x: torch.Tensor", "return torch.full((n, n), 0, dtype=torch.long)"),
+    # device-generic functions that are not factories: what solving ``_DeviceT`` costs a call
+    "abs-bare": ("x: torch.Tensor", "return torch.abs(x)"),
+    "abs-typed": ("x: Tensor[CUDA]", "return torch.abs(x)"),
+    "abs-unknown": ("x, m", "return torch.abs(x)"),
+    "abs-var": ("x: torch.Tensor", "y = torch.abs(x)\n    return y"),
+    "sum-bare": ("x: torch.Tensor", "return torch.sum(x, dim=1)"),
+    "cat-bare": ("x: torch.Tensor", "return torch.cat([x, x], dim=1)"),
+    "where-bare": ("x: torch.Tensor", "return torch.where(x > 0, x, 0.0)"),
+    "numel-bare": ("x: torch.Tensor", "return x if torch.numel(x) else x"),
 }
 
 
@@ -202,6 +229,12 @@ GENERATED: dict[str, dict[str, object]] = {
     # is the CPU (``device: device[D] | "cpu" | None = None -> Tensor[D]``); not shipped:
     # mypy solves D from the call's type context (docs/performance.md)
     "merged-cpu-device": {"MERGED_CPU_DEVICE": True},
+    # round 4's encoding: a function whose result holds no tensor (``torch.numel``) with
+    # the device TypeVar on its one tensor parameter, where it constrains nothing
+    "device-where-unused": {"DEVICE_WHERE_UNUSED": True},
+    # a module function's device-typed parameters with the default ``None`` written
+    # ``= ...`` (``out: Tensor[_DeviceT] | None = ...``)
+    "ellipsis-defaults": {"ELLIPSIS_DEFAULTS": True},
 }
 
 
@@ -224,8 +257,14 @@ def generated_variant(target: Path, switches: dict[str, object]) -> Path:
     return target
 
 
-def build_variants(installed: Path, stock_torch: Path, root: Path) -> dict[str, Path | None]:
-    """Each variant as a ``torch-stubs`` directory under ``root`` (None: no overlay)."""
+#: Variants made by editing the installed overlay's files (build_variants).
+EDITED = ("functions-stock", "factories-stock", "methods-bare", "no-names", "one-name", "no-guard",
+          "no-tensor-data", "invariant-device", "covariant-tensor", "no-docstrings", "stock-no-docstrings")
+
+
+def build_variants(installed: Path, stock_torch: Path, root: Path, wanted: set[str] | None = None) -> dict[str, Path | None]:
+    """Each variant (or each of ``wanted``) as a ``torch-stubs`` directory under ``root``
+    (None: no overlay)."""
     functions = (installed / FUNCTIONS).read_text(encoding="utf-8")
     stock_functions = (stock_torch / FUNCTIONS).read_text(encoding="utf-8")
     device_functions = factories(functions)
@@ -239,11 +278,17 @@ def build_variants(installed: Path, stock_torch: Path, root: Path) -> dict[str, 
         "no-tensor-data": {FUNCTIONS: drop_tensor_data},
         "invariant-device": {C_MODULE: invariant_device},
         "covariant-tensor": {"_device_layer.pyi": covariant_tensor},
+        "no-docstrings": {FUNCTIONS: no_docstrings},
+        "stock-no-docstrings": {FUNCTIONS: lambda s: no_docstrings(revert_functions(s, stock_functions, lambda name: False))},
     }
+    assert tuple(edits) == EDITED
     variants: dict[str, Path | None] = {"stock": None, "overlay": installed}
     for name, switches in GENERATED.items():
-        variants[name] = generated_variant(root / name / "torch-stubs", switches)
+        if wanted is None or name in wanted:
+            variants[name] = generated_variant(root / name / "torch-stubs", switches)
     for name, files in edits.items():
+        if wanted is not None and name not in wanted:
+            continue
         target = root / name / "torch-stubs"
         shutil.copytree(installed, target)
         for rel, edit in files.items():
@@ -311,10 +356,11 @@ def main() -> int:
     samples: dict[str, list[float]] = {}
     summaries: dict[str, str] = {}
     try:
-        variants = build_variants(installed, stock_torch, scratch)
-        if args.only:
-            wanted = {"stock", "overlay", *args.only.split(",")}
-            variants = {k: v for k, v in variants.items() if k in wanted}
+        wanted = {"stock", "overlay", *args.only.split(",")} if args.only else None
+        unknown = (wanted or set()) - {"stock", "overlay", *GENERATED, *EDITED}
+        if unknown:
+            parser.error(f"unknown variant(s): {', '.join(sorted(unknown))}")
+        variants = build_variants(installed, stock_torch, scratch, wanted)
         names = list(variants)
         with restore_on_signals(toggle), toggle.hidden():
             # the installed overlay now lies at toggle.aside; each variant is linked in its place
