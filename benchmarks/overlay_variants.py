@@ -50,6 +50,7 @@ run and always put back (also on SIGTERM/SIGINT).
     .venv/bin/python benchmarks/overlay_variants.py                  # the model tree
     .venv/bin/python benchmarks/overlay_variants.py --real torchmetrics==1.9.0:torchmetrics
     .venv/bin/python benchmarks/overlay_variants.py --micro bare --only invariant-device
+    .venv/bin/python benchmarks/overlay_variants.py --mypy-cache --only functions-stock,factories-stock
 """
 
 from __future__ import annotations
@@ -311,6 +312,34 @@ class VariantToggle(OverlayToggle):
         super().restore()
 
 
+def mypy_cache_sizes(cache: Path) -> dict[str, int]:
+    """Bytes per module file in a mypy cache (sqlite, one row per file)."""
+    import sqlite3
+
+    sizes: dict[str, int] = {}
+    for db in cache.glob("*/cache.*.db"):
+        with sqlite3.connect(db) as connection:
+            for (table,) in connection.execute("select name from sqlite_master where type='table'"):
+                for key, *values in connection.execute(f"select * from {table}"):
+                    sizes[key] = sizes.get(key, 0) + sum(len(v) for v in values if isinstance(v, (bytes, str)))
+    return sizes
+
+
+def mypy_cache_run(root: Path) -> str:
+    """What a warm mypy run reads back: the cache of ``import torch``, in total and the torch._C part."""
+    module = root / "mypy_cache_probe"
+    module.mkdir(parents=True, exist_ok=True)
+    (module / "probe.py").write_text("import torch\n", encoding="utf-8")
+    cache = module / "cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(cache), "probe.py"], cwd=module, capture_output=True)
+    sizes = mypy_cache_sizes(cache)
+    shutil.rmtree(cache, ignore_errors=True)
+    part = lambda key: sizes.get(key, 0) / 1e6  # noqa: E731
+    return (f"all {sum(sizes.values()) / 1e6:.2f} MB, _C/_VariableFunctions {part('torch/_C/_VariableFunctions.data.ff'):.2f} MB, "
+            f"_C/__init__ {part('torch/_C/__init__.data.ff'):.2f} MB")
+
+
 def checker_run(checker: str, tree: Path, package: str) -> tuple[float, str]:
     """CPU seconds of one checker run and its summary line."""
     with tempfile.TemporaryFile() as out:
@@ -331,6 +360,8 @@ def main() -> int:
     parser.add_argument("--real", metavar="DIST==VERSION:PACKAGE", help="check real code from the registry instead")
     parser.add_argument("--micro", choices=sorted(MICRO_FORMS), help="check 1,500 calls of one form instead")
     parser.add_argument("--only", help="comma-separated variants to run (stock and overlay always run)")
+    parser.add_argument("--mypy-cache", action="store_true",
+                        help="instead of timing: the size of mypy's cache of `import torch` under each variant")
     args = parser.parse_args()
 
     if args.micro:
@@ -365,7 +396,16 @@ def main() -> int:
         with restore_on_signals(toggle), toggle.hidden():
             # the installed overlay now lies at toggle.aside; each variant is linked in its place
             variants["overlay"] = toggle.aside
-            for rep in range(args.reps):
+            for name in names if args.mypy_cache else []:
+                source = variants[name]
+                if source is not None:
+                    os.symlink(source, installed)
+                try:
+                    print(f"mypy cache of `import torch`, {name:20} {mypy_cache_run(scratch)}", flush=True)
+                finally:
+                    if installed.is_symlink():
+                        os.unlink(installed)
+            for rep in range(0 if args.mypy_cache else args.reps):
                 for name in names[rep % len(names):] + names[:rep % len(names)]:
                     source = variants[name]
                     if source is not None:
@@ -381,6 +421,8 @@ def main() -> int:
         toggle.restore()
         shutil.rmtree(scratch, ignore_errors=True)
 
+    if args.mypy_cache:
+        return 0
     base = statistics.median(samples["stock"])
     print(f"\n{args.checker} on {label}, CPU time, medians of {args.reps}, conditions interleaved:")
     for name in names:
