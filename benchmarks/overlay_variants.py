@@ -33,6 +33,8 @@ own stubs:
   no-docstrings    the overlay's ``_C/_VariableFunctions.pyi`` without docstrings (measurement
                    only: hovers would lose torch's documentation): what parsing them costs
   stock-no-docstrings functions-stock without docstrings: the same for torch's own file
+  module-functions-stock every module of functions back to torch's own: ``_C/_VariableFunctions``,
+                   ``_C/_nn``, ``nn.functional`` (their stubs) and ``torch.functional`` (its source)
 
 ``--micro FORM`` checks a file of 1,500 one-call functions instead of a tree, one call
 form per run (``bare``: ``torch.ones(n, 1, device=x.device)`` with ``x: torch.Tensor``;
@@ -65,6 +67,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -260,7 +263,12 @@ def generated_variant(target: Path, switches: dict[str, object]) -> Path:
 
 #: Variants made by editing the installed overlay's files (build_variants).
 EDITED = ("functions-stock", "factories-stock", "methods-bare", "no-names", "one-name", "no-guard",
-          "no-tensor-data", "invariant-device", "covariant-tensor", "no-docstrings", "stock-no-docstrings")
+          "no-tensor-data", "invariant-device", "covariant-tensor", "no-docstrings", "stock-no-docstrings",
+          "module-functions-stock")
+
+
+def _stock_file(stock: Path, _overlay_text: str) -> str:
+    return stock.read_text(encoding="utf-8")
 
 
 def build_variants(installed: Path, stock_torch: Path, root: Path, wanted: set[str] | None = None) -> dict[str, Path | None]:
@@ -269,7 +277,7 @@ def build_variants(installed: Path, stock_torch: Path, root: Path, wanted: set[s
     functions = (installed / FUNCTIONS).read_text(encoding="utf-8")
     stock_functions = (stock_torch / FUNCTIONS).read_text(encoding="utf-8")
     device_functions = factories(functions)
-    edits: dict[str, dict[str, Callable[[str], str]]] = {
+    edits: dict[str, dict[str, Callable[[str], str | None]]] = {
         "functions-stock": {FUNCTIONS: lambda s: revert_functions(s, stock_functions, lambda name: False)},
         "factories-stock": {FUNCTIONS: lambda s: revert_functions(s, stock_functions, lambda name: name not in device_functions)},
         "methods-bare": {C_MODULE: bare_methods},
@@ -281,6 +289,10 @@ def build_variants(installed: Path, stock_torch: Path, root: Path, wanted: set[s
         "covariant-tensor": {"_device_layer.pyi": covariant_tensor},
         "no-docstrings": {FUNCTIONS: no_docstrings},
         "stock-no-docstrings": {FUNCTIONS: lambda s: no_docstrings(revert_functions(s, stock_functions, lambda name: False))},
+        "module-functions-stock": {
+            **{rel: partial(_stock_file, stock_torch / rel) for rel in (FUNCTIONS, "_C/_nn.pyi", "nn/functional.pyi")},
+            "functional.pyi": lambda s: None,
+        },
     }
     assert tuple(edits) == EDITED
     variants: dict[str, Path | None] = {"stock": None, "overlay": installed}
@@ -294,7 +306,11 @@ def build_variants(installed: Path, stock_torch: Path, root: Path, wanted: set[s
         shutil.copytree(installed, target)
         for rel, edit in files.items():
             path = target / rel
-            path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
+            edited = edit(path.read_text(encoding="utf-8"))
+            if edited is None:
+                path.unlink()  # checkers then read torch's own (a .py where torch ships no stub)
+            else:
+                path.write_text(edited, encoding="utf-8")
         variants[name] = target
     return variants
 
