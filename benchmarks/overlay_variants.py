@@ -28,6 +28,15 @@ own stubs:
                    TypeVar with ``default=CPU`` (``MERGED_CPU_DEVICE`` on; unsound, not shipped)
   keyword-guards   built by the generator: the ``device: Never`` guards keyword-only and no
                    guard for ``.to(other)``, as before round 5 (``POSITIONAL_GUARDS`` off)
+  device-where-unused built by the generator: functions without a tensor result keep the
+                   device TypeVar on their one tensor parameter (``DEVICE_WHERE_UNUSED`` on; round 4)
+  ellipsis-defaults built by the generator: device-typed parameters' ``= None`` written ``= ...``
+                   (``ELLIPSIS_DEFAULTS`` on)
+  no-docstrings    the overlay's ``_C/_VariableFunctions.pyi`` without docstrings (measurement
+                   only: hovers would lose torch's documentation): what parsing them costs
+  stock-no-docstrings functions-stock without docstrings: the same for torch's own file
+  module-functions-stock every module of functions back to torch's own: ``_C/_VariableFunctions``,
+                   ``_C/_nn``, ``nn.functional`` (their stubs) and ``torch.functional`` (its source)
 
 ``--micro FORM`` checks a file of 1,500 one-call functions instead of a tree, one call
 form per run (``bare``: ``torch.ones(n, 1, device=x.device)`` with ``x: torch.Tensor``;
@@ -45,6 +54,7 @@ run and always put back (also on SIGTERM/SIGINT).
     .venv/bin/python benchmarks/overlay_variants.py                  # the model tree
     .venv/bin/python benchmarks/overlay_variants.py --real torchmetrics==1.9.0:torchmetrics
     .venv/bin/python benchmarks/overlay_variants.py --micro bare --only invariant-device
+    .venv/bin/python benchmarks/overlay_variants.py --mypy-cache --only functions-stock,factories-stock
 """
 
 from __future__ import annotations
@@ -59,6 +69,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -141,6 +152,17 @@ def bare_methods(source: str) -> str:
     return source[:start] + head + "\n" + body.replace("Tensor[_DeviceT]", "Tensor") + source[end:]
 
 
+def no_docstrings(source: str) -> str:
+    """``source`` with every function's docstring written ``...`` (what parsing them costs)."""
+    lines = source.splitlines(keepends=True)
+    for _, _, _, node in sorted(_defs(source), key=lambda d: -d[1]):
+        doc = node.body[0]
+        if isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant) and isinstance(doc.value.value, str):
+            indent = " " * doc.col_offset
+            lines[doc.lineno - 1 : doc.end_lineno] = [f"{indent}...\n"]
+    return "".join(lines)
+
+
 def one_name(layer: str) -> str:
     return re.sub(r"(\w+Name: TypeAlias = Literal\['(\w+)')[^\]]*\]", r"\1]", layer)
 
@@ -171,6 +193,15 @@ MICRO_FORMS = {
     "none-unknown": ("x, m", "return torch.ones(m, 1)"),
     "tensor-unknown": ("x, seq", "return torch.tensor(seq, dtype=torch.long)"),
     "full": ("x: torch.Tensor", "return torch.full((n, n), 0, dtype=torch.long)"),
+    # device-generic functions that are not factories: what solving ``_DeviceT`` costs a call
+    "abs-bare": ("x: torch.Tensor", "return torch.abs(x)"),
+    "abs-typed": ("x: Tensor[CUDA]", "return torch.abs(x)"),
+    "abs-unknown": ("x, m", "return torch.abs(x)"),
+    "abs-var": ("x: torch.Tensor", "y = torch.abs(x)\n    return y"),
+    "sum-bare": ("x: torch.Tensor", "return torch.sum(x, dim=1)"),
+    "cat-bare": ("x: torch.Tensor", "return torch.cat([x, x], dim=1)"),
+    "where-bare": ("x: torch.Tensor", "return torch.where(x > 0, x, 0.0)"),
+    "numel-bare": ("x: torch.Tensor", "return x if torch.numel(x) else x"),
 }
 
 
@@ -207,6 +238,12 @@ GENERATED: dict[str, dict[str, object]] = {
     # the unknown-device guards keyword-only, no guard for ``.to(other)``: ``x.to(untyped)``
     # was Unknown in pyright (docs/limits.md, "Fidelity on real libraries")
     "keyword-guards": {"POSITIONAL_GUARDS": False},
+    # round 4's encoding: a function whose result holds no tensor (``torch.numel``) with
+    # the device TypeVar on its one tensor parameter, where it constrains nothing
+    "device-where-unused": {"DEVICE_WHERE_UNUSED": True},
+    # a module function's device-typed parameters with the default ``None`` written
+    # ``= ...`` (``out: Tensor[_DeviceT] | None = ...``)
+    "ellipsis-defaults": {"ELLIPSIS_DEFAULTS": True},
 }
 
 
@@ -229,12 +266,23 @@ def generated_variant(target: Path, switches: dict[str, object]) -> Path:
     return target
 
 
-def build_variants(installed: Path, stock_torch: Path, root: Path) -> dict[str, Path | None]:
-    """Each variant as a ``torch-stubs`` directory under ``root`` (None: no overlay)."""
+#: Variants made by editing the installed overlay's files (build_variants).
+EDITED = ("functions-stock", "factories-stock", "methods-bare", "no-names", "one-name", "no-guard",
+          "no-tensor-data", "invariant-device", "covariant-tensor", "no-docstrings", "stock-no-docstrings",
+          "module-functions-stock")
+
+
+def _stock_file(stock: Path, _overlay_text: str) -> str:
+    return stock.read_text(encoding="utf-8")
+
+
+def build_variants(installed: Path, stock_torch: Path, root: Path, wanted: set[str] | None = None) -> dict[str, Path | None]:
+    """Each variant (or each of ``wanted``) as a ``torch-stubs`` directory under ``root``
+    (None: no overlay)."""
     functions = (installed / FUNCTIONS).read_text(encoding="utf-8")
     stock_functions = (stock_torch / FUNCTIONS).read_text(encoding="utf-8")
     device_functions = factories(functions)
-    edits: dict[str, dict[str, Callable[[str], str]]] = {
+    edits: dict[str, dict[str, Callable[[str], str | None]]] = {
         "functions-stock": {FUNCTIONS: lambda s: revert_functions(s, stock_functions, lambda name: False)},
         "factories-stock": {FUNCTIONS: lambda s: revert_functions(s, stock_functions, lambda name: name not in device_functions)},
         "methods-bare": {C_MODULE: bare_methods},
@@ -244,16 +292,30 @@ def build_variants(installed: Path, stock_torch: Path, root: Path) -> dict[str, 
         "no-tensor-data": {FUNCTIONS: drop_tensor_data},
         "invariant-device": {C_MODULE: invariant_device},
         "covariant-tensor": {"_device_layer.pyi": covariant_tensor},
+        "no-docstrings": {FUNCTIONS: no_docstrings},
+        "stock-no-docstrings": {FUNCTIONS: lambda s: no_docstrings(revert_functions(s, stock_functions, lambda name: False))},
+        "module-functions-stock": {
+            **{rel: partial(_stock_file, stock_torch / rel) for rel in (FUNCTIONS, "_C/_nn.pyi", "nn/functional.pyi")},
+            "functional.pyi": lambda s: None,
+        },
     }
+    assert tuple(edits) == EDITED
     variants: dict[str, Path | None] = {"stock": None, "overlay": installed}
     for name, switches in GENERATED.items():
-        variants[name] = generated_variant(root / name / "torch-stubs", switches)
+        if wanted is None or name in wanted:
+            variants[name] = generated_variant(root / name / "torch-stubs", switches)
     for name, files in edits.items():
+        if wanted is not None and name not in wanted:
+            continue
         target = root / name / "torch-stubs"
         shutil.copytree(installed, target)
         for rel, edit in files.items():
             path = target / rel
-            path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
+            edited = edit(path.read_text(encoding="utf-8"))
+            if edited is None:
+                path.unlink()  # checkers then read torch's own (a .py where torch ships no stub)
+            else:
+                path.write_text(edited, encoding="utf-8")
         variants[name] = target
     return variants
 
@@ -269,6 +331,34 @@ class VariantToggle(OverlayToggle):
         if self.target.is_symlink():
             self.target.unlink()
         super().restore()
+
+
+def mypy_cache_sizes(cache: Path) -> dict[str, int]:
+    """Bytes per module file in a mypy cache (sqlite, one row per file)."""
+    import sqlite3
+
+    sizes: dict[str, int] = {}
+    for db in cache.glob("*/cache.*.db"):
+        with sqlite3.connect(db) as connection:
+            for (table,) in connection.execute("select name from sqlite_master where type='table'"):
+                for key, *values in connection.execute(f"select * from {table}"):
+                    sizes[key] = sizes.get(key, 0) + sum(len(v) for v in values if isinstance(v, (bytes, str)))
+    return sizes
+
+
+def mypy_cache_run(root: Path) -> str:
+    """What a warm mypy run reads back: the cache of ``import torch``, in total and the torch._C part."""
+    module = root / "mypy_cache_probe"
+    module.mkdir(parents=True, exist_ok=True)
+    (module / "probe.py").write_text("import torch\n", encoding="utf-8")
+    cache = module / "cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(cache), "probe.py"], cwd=module, capture_output=True)
+    sizes = mypy_cache_sizes(cache)
+    shutil.rmtree(cache, ignore_errors=True)
+    part = lambda key: sizes.get(key, 0) / 1e6  # noqa: E731
+    return (f"all {sum(sizes.values()) / 1e6:.2f} MB, _C/_VariableFunctions {part('torch/_C/_VariableFunctions.data.ff'):.2f} MB, "
+            f"_C/__init__ {part('torch/_C/__init__.data.ff'):.2f} MB")
 
 
 def checker_run(checker: str, tree: Path, package: str) -> tuple[float, str]:
@@ -291,6 +381,8 @@ def main() -> int:
     parser.add_argument("--real", metavar="DIST==VERSION:PACKAGE", help="check real code from the registry instead")
     parser.add_argument("--micro", choices=sorted(MICRO_FORMS), help="check 1,500 calls of one form instead")
     parser.add_argument("--only", help="comma-separated variants to run (stock and overlay always run)")
+    parser.add_argument("--mypy-cache", action="store_true",
+                        help="instead of timing: the size of mypy's cache of `import torch` under each variant")
     args = parser.parse_args()
 
     if args.micro:
@@ -316,15 +408,25 @@ def main() -> int:
     samples: dict[str, list[float]] = {}
     summaries: dict[str, str] = {}
     try:
-        variants = build_variants(installed, stock_torch, scratch)
-        if args.only:
-            wanted = {"stock", "overlay", *args.only.split(",")}
-            variants = {k: v for k, v in variants.items() if k in wanted}
+        wanted = {"stock", "overlay", *args.only.split(",")} if args.only else None
+        unknown = (wanted or set()) - {"stock", "overlay", *GENERATED, *EDITED}
+        if unknown:
+            parser.error(f"unknown variant(s): {', '.join(sorted(unknown))}")
+        variants = build_variants(installed, stock_torch, scratch, wanted)
         names = list(variants)
         with restore_on_signals(toggle), toggle.hidden():
             # the installed overlay now lies at toggle.aside; each variant is linked in its place
             variants["overlay"] = toggle.aside
-            for rep in range(args.reps):
+            for name in names if args.mypy_cache else []:
+                source = variants[name]
+                if source is not None:
+                    os.symlink(source, installed)
+                try:
+                    print(f"mypy cache of `import torch`, {name:20} {mypy_cache_run(scratch)}", flush=True)
+                finally:
+                    if installed.is_symlink():
+                        os.unlink(installed)
+            for rep in range(0 if args.mypy_cache else args.reps):
                 for name in names[rep % len(names):] + names[:rep % len(names)]:
                     source = variants[name]
                     if source is not None:
@@ -340,6 +442,8 @@ def main() -> int:
         toggle.restore()
         shutil.rmtree(scratch, ignore_errors=True)
 
+    if args.mypy_cache:
+        return 0
     base = statistics.median(samples["stock"])
     print(f"\n{args.checker} on {label}, CPU time, medians of {args.reps}, conditions interleaved:")
     for name in names:

@@ -121,15 +121,24 @@ class SignatureRewriter:
         # PRESERVE: a module function needs a tensor input to take the device from.
         if not takes_tensor:
             return [fn]
+        if not (DEVICE_WHERE_UNUSED or self.is_method or mentions_tensor(fn.returns)) and len(self._constrained(fn, params)) < 2:
+            # No tensor result and at most one tensor parameter: the TypeVar would occur
+            # once and constrain nothing, yet every call would solve it.
+            return [fn]
         self._constrain(fn, params, own_device)
         fn.returns = with_device(fn.returns, own_device)
         return [fn]
 
-    def _constrain(self, fn: ast.FunctionDef, params: list[ast.arg], device: DeviceExpr) -> None:
+    def _constrained(self, fn: ast.FunctionDef, params: list[ast.arg]) -> list[ast.arg]:
+        """The parameters that take the op's device: tensors, bar the ones that may lie elsewhere."""
         free = ANY_DEVICE_PARAMETERS.get(fn.name, frozenset())
-        for p in params:
-            if p.arg not in free and p.arg != DEVICE_PARAMETER:
-                p.annotation = with_device(p.annotation, device)
+        return [p for p in params if p.arg not in free and p.arg != DEVICE_PARAMETER and mentions_tensor(p.annotation)]
+
+    def _constrain(self, fn: ast.FunctionDef, params: list[ast.arg], device: DeviceExpr) -> None:
+        for p in self._constrained(fn, params):
+            p.annotation = with_device(p.annotation, device)
+            if ELLIPSIS_DEFAULTS and not self.is_method:
+                _ellipsis_default(fn, p)
 
     def _targeted_transfer(self, fn: ast.FunctionDef, params: list[ast.arg]) -> list[ast.FunctionDef]:
         """``.to``: device argument -> that device; tensor argument -> its device; else keep."""
@@ -298,6 +307,31 @@ REQUIRED_DEVICE_KEYWORD = True
 #: a ``Tensor[MPS]`` and lost the error (tests/typecheck/cases/rejected.py). Kept as a
 #: measured variant (benchmarks/overlay_variants.py: ``merged-cpu-device``).
 MERGED_CPU_DEVICE = False
+
+
+#: Whether a module function whose result holds no tensor still gets the device TypeVar
+#: on its only tensor parameter, where it constrains nothing (off: torch's own signature;
+#: benchmarks/overlay_variants.py measures it on: ``device-where-unused``).
+DEVICE_WHERE_UNUSED = False
+#: Whether a module function's device-typed parameter with the default ``None`` is written
+#: ``= ...`` (a measured variant, ``ellipsis-defaults``: pyright solves a TypeVar against
+#: a parameter's default type when the call leaves it out; docs/performance.md, round 5).
+ELLIPSIS_DEFAULTS = False
+
+
+def _ellipsis_default(fn: ast.FunctionDef, param: ast.arg) -> None:
+    """``param = None`` written ``param = ...`` in ``fn`` (nothing else changes)."""
+    a = fn.args
+    positional = [*a.posonlyargs, *a.args]
+    if param in positional:
+        index = positional.index(param) - (len(positional) - len(a.defaults))
+        if index >= 0 and isinstance(a.defaults[index], ast.Constant) and a.defaults[index].value is None:
+            a.defaults[index] = ast.Constant(value=Ellipsis)
+    elif param in a.kwonlyargs:
+        index = a.kwonlyargs.index(param)
+        default = a.kw_defaults[index]
+        if isinstance(default, ast.Constant) and default.value is None:
+            a.kw_defaults[index] = ast.Constant(value=Ellipsis)
 
 
 def original_param_keyword_only(fn: ast.FunctionDef) -> bool:

@@ -45,6 +45,20 @@ def test_patched_classes_are_device_generic() -> None:
     assert 'default=Any' in overlay().files["_device_layer.pyi"]
 
 
+def _function_defs(name: str) -> list[str]:
+    module = ast.parse(overlay().files["_C/_VariableFunctions.pyi"])
+    return [ast.unparse(fn.args) for fn in module.body if isinstance(fn, ast.FunctionDef) and fn.name == name]
+
+
+def test_device_typevar_only_where_it_types_a_result_or_ties_two_tensors() -> None:
+    # no tensor result, one tensor: a TypeVar there constrains nothing (docs/performance.md, round 5)
+    assert _function_defs("numel") == ["self: Tensor"]
+    assert all("_DeviceT" not in args for args in _function_defs("is_nonzero"))
+    # no tensor result, two tensors: the mixed-device error stays
+    assert all(args.startswith("input: Tensor[_DeviceT], other: Tensor[_DeviceT]") for args in _function_defs("allclose"))
+    assert all(args.startswith("input: Tensor[_DeviceT]") for args in _function_defs("abs"))
+
+
 def test_repository_commits_no_torch_stub() -> None:
     tracked = subprocess.run(["git", "ls-files", "*.pyi"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert tracked.split() == []
