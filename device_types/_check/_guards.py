@@ -295,24 +295,25 @@ def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, i
     walrus that rebinds a parameter inside an expression is not seen (documented limit)."""
     counts: dict[str, int] = {}
     once: dict[str, ast.expr] = {}
-    stores: Stores = {}
+    first: dict[str, tuple[int, int]] = {}
+    loops: dict[str, set[tuple[int, int]]] = {}
+    normalisations: dict[str, list[Normalisation]] = {}
     at: tuple[int, int] = _ANYWHERE
     loop: tuple[int, int] | None = None
-
+    top = {id(stmt) for stmt in node.body}
     #: id of a normalising assignment -> (its trigger literals, its literal)
     normalising: dict[int, tuple[frozenset[Any], Any]] = {}
 
     def stored(name: str, weight: int, where: tuple[int, int] | None = None,
                normalisation: tuple[frozenset[Any], Any] | None = None) -> None:
         counts[name] = counts.get(name, 0) + weight
-        first, loops, normalisations = stores.get(name, (_NOWHERE, [], []))
+        position = where or at
         if normalisation is not None:
-            normalisations.append((where or at, *normalisation))
-        else:
-            first = min(first, where or at)
-        stores[name] = (first, loops, normalisations)
-        if loop is not None and loop not in loops:
-            loops.append(loop)
+            normalisations.setdefault(name, []).append((position, *normalisation))
+        elif position < first.get(name, _NOWHERE):
+            first[name] = position
+        if loop is not None:
+            loops.setdefault(name, set()).add(loop)
 
     def bind(target: ast.AST | None, weight: int = 1) -> None:
         if isinstance(target, ast.Name):
@@ -331,7 +332,7 @@ def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, i
         if kind in _INERT_STATEMENTS:
             continue
         at = (stmt.lineno, stmt.col_offset)
-        if isinstance(stmt, ast.If) and loop is None and any(stmt is top for top in node.body):
+        if isinstance(stmt, ast.If) and loop is None and id(stmt) in top:
             found = _normalisation(stmt)
             if found is not None:
                 normalising[id(stmt.body[0])] = found
@@ -379,9 +380,12 @@ def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, i
             if handler.name:
                 stored(handler.name, 2, (handler.lineno, handler.col_offset))
             pending.extend((s, inner) for s in handler.body)
-    for name, (first, loops, normalisations) in stores.items():
-        if not _independent(normalisations):  # chained or overlapping: ordinary bindings
-            stores[name] = (min([first, *(n[0] for n in normalisations)]), loops, [])
+    stores: Stores = {name: (first.get(name, _NOWHERE), sorted(loops.get(name, ())), normalisations.get(name, []))
+                      for name in {*first, *loops, *normalisations}}
+    for name, normalised in normalisations.items():
+        if not _independent(normalised):  # chained or overlapping: ordinary bindings
+            start, spans, _ = stores[name]
+            stores[name] = (min([start, *(n[0] for n in normalised)]), spans, [])
     return counts, {name: value for name, value in once.items() if counts.get(name) == 1}, stores
 
 
