@@ -40,14 +40,16 @@ def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project:
         where = {"device": device, "prefix": prefix}
         path = project.display(info.path)
         facts = result.facts
-        direct = sorted({root for root, _ in facts.sunk}, key=root_order)
+        # a root under a condition that cannot hold (``if x.device.type == "mps":`` in the
+        # cuda backend) is on no path
+        direct = sorted({root for root, _ in facts.sunk if facts.when.get(root, ALWAYS)}, key=root_order)
         hows = {root: how for root, how in reversed(facts.sunk)}
         names = parameter_names(info)
         if direct:
             when = facts.when.get(direct[0], ALWAYS)
             found.append(_direct(info, direct, hows[direct[0]], path, where, device, project, _when(when, names)))
-        elif facts.cpu_backend_calls:
-            line, column, cpu_function = min(facts.cpu_backend_calls)
+        elif cpu_calls := [c for c in facts.cpu_backend_calls if facts.cpu_when.get((c[0], c[1]), ALWAYS)]:
+            line, column, cpu_function = min(cpu_calls)
             said = _when(facts.cpu_when.get((line, column), ALWAYS), names)
             found.append(Finding(
                 path, line, column, codes.CPU_BACKEND,

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from functools import cached_property
 
 from ._conditions import ALWAYS, NEVER, Condition, Subject, Sym, Test, conjoin, disjoin
+from .._config import BACKEND_DEVICES
 from ._project import FunctionInfo
 
 __all__ = ["GuardReader", "parameter_names"]
@@ -46,8 +47,11 @@ def parameter_names(info: FunctionInfo) -> tuple[str, ...]:
 
 class GuardReader:
     def __init__(self, info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef,
-                 resolve: Callable[[ast.expr], str | None]) -> None:
+                 resolve: Callable[[ast.expr], str | None], device: str | None = None) -> None:
         self.info = info
+        #: The backend's device: a tensor there is on it, or on the host (user data), never on
+        #: another accelerator, so ``x.device.type == "mps"`` is false in the cuda backend.
+        self.device = device
         self._resolve = resolve
         self._node = node
         self._depth = 0
@@ -267,7 +271,20 @@ class GuardReader:
         if subject is None or literal is None or isinstance(literal[0], tuple):
             return _UNKNOWN
         value: Any = literal[0]
+        if self._other_accelerator(subject, value):
+            return (NEVER, ALWAYS) if isinstance(op, (ast.Eq, ast.Is)) else (ALWAYS, NEVER)
         return _pair(Test(subject, frozenset({value}), isinstance(op, (ast.Eq, ast.Is))))
+
+    def _other_accelerator(self, subject: Subject, value: Any) -> bool:
+        """``x.device.type`` (or a ``device`` parameter's ``.type``) against another backend's
+        device than this one's."""
+        if self.device is None or not isinstance(value, str) or value == self.device or value not in BACKEND_DEVICES:
+            return False
+        if subject[0] != "p":
+            return False
+        path = subject[2]
+        named_device = parameter_names(self.info)[subject[1]] == "device" and path == ("type",)
+        return named_device or tuple(path[-2:]) == ("device", "type")
 
     def _param_based(self, expr: ast.expr) -> bool:
         subject = self.subject(expr)

@@ -47,6 +47,9 @@ class Resolver(Protocol):
 
     def is_backend(self, module: str) -> bool: ...
 
+    def device_of(self, module: str) -> str | None:
+        """The device of the backend ``module`` belongs to (None: no backend)."""
+
     def declared(self, dotted: str) -> str | None:
         """``"readback"`` or ``"upload"`` for callables the configuration declares."""
 
@@ -86,7 +89,8 @@ class Facts:
 
 def interpret(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver) -> Facts:
     walker = _Walker(info, resolver, {})
-    walker.guards = GuardReader(info, node, lambda expr: resolver.resolve(info, walker.scope, expr))
+    walker.guards = GuardReader(info, node, lambda expr: resolver.resolve(info, walker.scope, expr),
+                                resolver.device_of(info.module))
     env: dict[str, Value] = {}
     for index, name in enumerate(info.params):
         env[name] = frozenset({Param(index)})

@@ -358,6 +358,9 @@ class Analysis:
     def is_backend(self, module: str) -> bool:
         return self.backends.device_of(module) is not None
 
+    def device_of(self, module: str) -> str | None:
+        return self.backends.device_of(module)
+
     def is_cpu_backend(self, module: str) -> bool:
         return self.backends.is_cpu_backend(module)
 
