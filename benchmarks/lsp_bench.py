@@ -21,7 +21,9 @@ the largest backend file with functions that get findings). Targets (issue 17):
 * CLI cold (``--no-cache``) against ``ast.parse`` of the same files in one process (CPU;
   target <= 2.5x);
 * CLI re-check after a one-line edit inside one function, cache warm, against the
-  interpreter's start (``python -c pass``), in CPU time (target <= 0.15 s over it).
+  interpreter's start (``python -c pass``), in CPU time (target <= 0.15 s over it);
+* (``INFO`` lines, no target) the CPU of importing the server's libraries in a fresh
+  interpreter: the floor under the warm start (``--only imports`` for these alone).
 
 CPU times of the CLI are ``getrusage`` of the children; conditions are interleaved. Lines
 ``RESULT what | without | with | ratio | target | verdict`` are for ``benchmarks/run.py``.
@@ -260,22 +262,45 @@ def bench_cli(project: Path, rounds: int) -> list[str]:
     return results
 
 
+#: What the server's start-up imports, each in a fresh interpreter: the floor under the warm start.
+IMPORTS = ("pygls.lsp.server", "lsprotocol.types", "device_types._lsp._server")
+
+
+def bench_imports(rounds: int) -> list[str]:
+    """CPU of importing the server's libraries (``python -c "import X"``) over the
+    interpreter's start, median of ``rounds``: the part of the warm start that no change
+    to the engine can take off."""
+    start = statistics.median(timed([sys.executable, "-c", "pass"], REPO) for _ in range(rounds))
+    results = []
+    for module in IMPORTS:
+        cpu = statistics.median(timed([sys.executable, "-c", f"import {module}"], REPO) for _ in range(rounds))
+        results.append(f"INFO import {module}, CPU over python -c pass | {start:.3f} s | {cpu:.3f} s | "
+                       f"+{cpu - start:.3f} s | - | -")
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--only", choices=("lsp", "cli"))
+    parser.add_argument("--only", choices=("lsp", "cli", "imports"))
     args = parser.parse_args(argv)
+    if args.only == "imports":
+        for line in bench_imports(args.rounds):
+            print(line)
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         project = build(Path(tmp))
         results = []
-        if args.only != "cli":
+        if args.only is None:
+            results += bench_imports(args.rounds)
+        if args.only in (None, "lsp"):
             results += bench_server(project, args.rounds)
         shutil.rmtree(project / ".device_types_cache", ignore_errors=True)
-        if args.only != "lsp":
+        if args.only in (None, "cli"):
             results += bench_cli(project, args.rounds)
     for line in results:
         print(line)
-    return 0 if all(line.endswith("| met") for line in results) else 1
+    return 0 if all(line.endswith("| met") for line in results if line.startswith("RESULT")) else 1
 
 
 if __name__ == "__main__":
