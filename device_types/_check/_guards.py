@@ -318,12 +318,18 @@ def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, i
     at: tuple[int, int] = _ANYWHERE
     loop: tuple[int, int] | None = None
     top = {id(stmt) for stmt in node.body}
+    arguments = node.args
+    #: only a parameter's bindings need their positions (what a caller passed is read there)
+    tracked = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                               *(a for a in (arguments.vararg, arguments.kwarg) if a is not None))}
     #: id of a normalising assignment -> (its trigger literals, its literal)
     normalising: dict[int, tuple[frozenset[Any], Any]] = {}
 
     def stored(name: str, weight: int, where: tuple[int, int] | None = None,
                normalisation: tuple[frozenset[Any], Any] | None = None) -> None:
         counts[name] = counts.get(name, 0) + weight
+        if name not in tracked:
+            return
         position = where or at
         if normalisation is not None:
             normalisations.setdefault(name, []).append((position, *normalisation))

@@ -590,13 +590,22 @@ def _def_nodes(body: list[ast.stmt], prefix: str) -> Iterator[tuple[str, ast.Fun
             yield from _def_nodes(node.body, f"{qualname}.<locals>.")
 
 
-def _flat(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Statements of a body, looking into ``if``/``try``/``with`` blocks (conditional defs, optional imports)."""
+#: Blocks whose statements run in the enclosing scope (conditional defs, optional imports).
+_BLOCKS = frozenset({ast.If, ast.Try, ast.With, ast.AsyncWith, *(getattr(ast, "TryStar", ast.Try),)})
+
+
+def _flat(body: list[ast.stmt]) -> list[ast.stmt]:
+    """Statements of a body, looking into ``if``/``try``/``with`` blocks (conditional defs, optional
+    imports), in source order. A list, not a generator: it runs for every def of every module."""
+    if not any(node.__class__ in _BLOCKS for node in body):
+        return body
+    out: list[ast.stmt] = []
     for node in body:
-        if isinstance(node, (ast.If, ast.Try, ast.With, ast.AsyncWith)) or node.__class__.__name__ == "TryStar":
+        if node.__class__ in _BLOCKS:
             for name in ("body", "orelse", "finalbody"):
-                yield from _flat(getattr(node, name, []))
+                out.extend(_flat(getattr(node, name, [])))
             for handler in getattr(node, "handlers", []):
-                yield from _flat(handler.body)
+                out.extend(_flat(handler.body))
         else:
-            yield node
+            out.append(node)
+    return out
