@@ -295,6 +295,10 @@ def _pair(test: Test) -> tuple[Condition, Condition]:
     return frozenset({frozenset({test})}), frozenset({frozenset({test.negated()})})
 
 
+#: Statements that hold statements (of the same function: a nested def is its own).
+_COMPOUND = frozenset({ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
+                       *(getattr(ast, "TryStar", ast.Try),)})
+
 #: Statements that bind no name and hold no statements: most of a body.
 _INERT_STATEMENTS = frozenset({ast.Expr, ast.Return, ast.Raise, ast.Pass, ast.Break, ast.Continue, ast.Assert})
 
@@ -394,6 +398,8 @@ def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, i
                     if isinstance(bound, str):
                         stored(bound, 2)
                 pending.extend((s, loop) for s in case.body)
+        if kind not in _COMPOUND:
+            continue  # most statements hold none
         inner = loop
         if inner is None and isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
             inner = (stmt.lineno, stmt.end_lineno or stmt.lineno)

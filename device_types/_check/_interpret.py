@@ -135,6 +135,8 @@ class _Walker:
         self.returned_when: Condition = NEVER
         #: The paths on which each root is returned.
         self.returned_paths: dict[Root, Condition] = {}
+        #: id of a test expression -> what it reads as (``_test``)
+        self._tests: dict[int, tuple[Condition, Condition]] = {}
         #: Loop variables over containers (``for item in keys``): appending them collects, not computes.
         self.items: set[str] = set()
 
@@ -166,7 +168,12 @@ class _Walker:
         self.path = outer
 
     def _test(self, test: ast.expr) -> tuple[Condition, Condition]:
-        return self.guards.test(test) if self.guards is not None else (ALWAYS, ALWAYS)
+        # an ``if``'s test is read for its arms and again for the rest of its block (and a
+        # loop's body is walked twice): read once per walk
+        known = self._tests.get(id(test))
+        if known is None:
+            known = self._tests[id(test)] = self.guards.test(test) if self.guards is not None else (ALWAYS, ALWAYS)
+        return known
 
     def _continuation(self, stmt: ast.If) -> Condition | None:
         """When the statement after ``stmt`` runs, if an arm of it (or of its ``elif``s) ends
