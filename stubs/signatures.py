@@ -325,7 +325,8 @@ def _ellipsis_default(fn: ast.FunctionDef, param: ast.arg) -> None:
     positional = [*a.posonlyargs, *a.args]
     if param in positional:
         index = positional.index(param) - (len(positional) - len(a.defaults))
-        if index >= 0 and isinstance(a.defaults[index], ast.Constant) and a.defaults[index].value is None:
+        current = a.defaults[index] if index >= 0 else None
+        if isinstance(current, ast.Constant) and current.value is None:
             a.defaults[index] = ast.Constant(value=Ellipsis)
     elif param in a.kwonlyargs:
         index = a.kwonlyargs.index(param)
