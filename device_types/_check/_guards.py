@@ -93,39 +93,32 @@ class GuardReader:
         finally:
             self._depth -= 1
 
-    def _passed(self, name: ast.Name) -> bool:
-        """Whether ``name`` (a parameter) still holds what the caller passed here: no binding
-        of it comes before this place, nor in a loop around it (``if p is None: p = ...``
-        tests the passed value; a test after the binding does not)."""
+    def _normalisations_before(self, name: ast.Name) -> list[Normalisation] | None:
+        """The literal normalisations a parameter went through before ``name``, where no other
+        binding of it comes before this place nor in a loop around it; None where one does
+        (``if p is None: p = ...`` tests the passed value; a test after the binding does not)."""
         where = self._scope[3].get(name.id)
         if where is None:
-            return True
-        first, loops, normalisations = where
-        here = (name.lineno, name.col_offset)
-        return (here < first and not any(a <= name.lineno <= b for a, b in loops)
-                and not any(n[0] < here for n in normalisations))
-
-    def _normalised(self, name: ast.Name) -> list[Normalisation] | None:
-        """The normalisations a parameter went through before ``name``, where nothing else
-        rebinds it before (None: not a parameter, or rebound otherwise)."""
-        where = self._scope[3].get(name.id)
-        if where is None or name.id not in self._params:
-            return None
+            return []
         first, loops, normalisations = where
         here = (name.lineno, name.col_offset)
         if here >= first or any(a <= name.lineno <= b for a, b in loops):
             return None
-        before = [n for n in normalisations if n[0] < here]
-        return before or None
+        return [n for n in normalisations if n[0] < here]
+
+    def _passed(self, name: ast.Name) -> bool:
+        """Whether ``name`` (a parameter) still holds what the caller passed here."""
+        return self._normalisations_before(name) == []
 
     def _normalised_test(self, name: ast.expr, values: frozenset[Any], positive: bool) -> tuple[Condition, Condition] | None:
         """``mode == "constant"`` after ``if mode == "edge": mode = "replicate"``, over what
         the caller passed: ``mode`` is in ``values`` now when the passed value is in them and
         triggered no normalisation, or triggered one that gives a literal in them."""
-        normalisations = self._normalised(name) if isinstance(name, ast.Name) else None
-        if normalisations is None:
+        if not isinstance(name, ast.Name) or name.id not in self._params:
             return None
-        assert isinstance(name, ast.Name)
+        normalisations = self._normalisations_before(name)
+        if not normalisations:
+            return None  # rebound otherwise, or not normalised (then ``subject`` reads it)
         triggers = frozenset().union(*(n[1] for n in normalisations))
         passed = (values - triggers) | frozenset().union(*(n[1] for n in normalisations if n[2] in values))
         if not passed:
