@@ -74,10 +74,6 @@ class GuardReader:
         return self._scope[1]
 
     @property
-    def _single(self) -> dict[str, ast.expr]:
-        return self._scope[2]
-
-    @property
     def bound_once(self) -> dict[str, ast.expr]:
         """Locals bound once, outside loops, by a plain ``name = expr``: name -> expr."""
         return self._scope[2]
@@ -129,8 +125,8 @@ class GuardReader:
         if isinstance(expr, ast.Name):
             if expr.id in self._params and self._passed(expr):
                 return ("p", self._params[expr.id], ())
-            if expr.id in self._single:
-                return self.subject(self._single[expr.id])
+            if expr.id in self.bound_once:
+                return self.subject(self.bound_once[expr.id])
             if expr.id in self._locals or expr.id in _BUILTINS:
                 return None
             return ("g", self._resolve(expr) or f"{self.info.module}.{expr.id}", ())
