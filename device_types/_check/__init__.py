@@ -9,14 +9,15 @@ modules, to a fixpoint) -> ``_findings`` (one finding per fallback path) -> ``_b
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from .._config import Config, infer_backends
 from .._finding import Finding
 from ._findings import findings_for
-from ._project import Project, SourceProblem, discover
-from ._solver import Analysis, BackendMap, FunctionResult
+from ._project import Project, SourceProblem, discover, file_stamp, module_name_for
+from ._solver import Analysis, BackendMap, Deferred, FunctionResult
 
 if TYPE_CHECKING:
     from . import _cache
@@ -55,48 +56,77 @@ def _check_paths(paths: list[str], config: Config, host_sync: bool, display_root
     files, problems = discover(paths)
     cache = _cache.load(display_root, _cache.fingerprint(_cache.check_settings(config))) if use_cache else None
     project = Project(display_root, cache.modules if cache is not None else None)
-    modules = [project.add_file(path) for path in files]
-    backends = dict(config.backends) or infer_backends([m.name for m in modules])
+    located = [(path, *module_name_for(path)) for path in files]
+    backends = dict(config.backends) or infer_backends([name for _, _, name in located])
     backend_map = BackendMap(replace(config, backends=backends))
-    backend_files = 0
+    key = (host_sync, sorted(backends.items()))
+    # an unchanged file is left unopened unless something its records depend on changed
+    deferred: dict[str, Deferred] = {}
+    modules = []
+    for path, root, name in located:
+        project.add_root(root)
+        entry = _unchanged(cache, name, path, key)
+        if entry is not None:
+            deferred[name] = (entry.path, entry.saw, entry.looked)
+        else:
+            modules.append(project.add_file(path))
     for module in modules:  # trees of modules that get no findings are parsed again if a walk needs them
         if backend_map.device_of(module.name) is None:
             module.tree = module.lines = None
-        else:
-            backend_files += 1
     analysis = Analysis(project, backend_map, cache.records if cache is not None else None)
-    results = analysis.run(modules)
-    findings, fresh = _findings(results, analysis, project, host_sync, cache, (host_sync, sorted(backends.items())))
+    results = analysis.run(modules, deferred)
+    findings, fresh = _findings([m.name for m in modules] + analysis.opened, results, analysis, project, host_sync,
+                                cache, key)
+    opened = set(analysis.opened)
+    unopened = [cache.entries[name] for name in deferred if name not in opened] if cache is not None else []
+    for entry in unopened:
+        assert entry.findings is not None
+        findings.extend(entry.findings[1])
+        problems.extend(entry.problems)
     if cache is not None:
         restamped = {name for name, module in project.modules.items()  # touched, same text: a new stamp to keep
-                     if name in cache.modules and cache.modules[name].stamp != module.stamp}
-        refound = {name for name, entry in fresh.items() if cache.findings.get(name) != entry}
+                     if name in cache.entries and cache.entries[name].stamp != module.stamp}
+        held = cache.findings
+        refound = {name for name, entry in fresh.items() if held.get(name) != entry}
         _cache.save(display_root, cache, project.modules, project.changed, analysis.records,
                     analysis.updated_modules() | restamped | refound, fresh)
     shown = {project.display(f) for f in files}
-    problems = problems + [p for p in project.problems if p.path in shown]
-    return CheckResult(findings, problems, len(files), len(results), backends, analysis.walks, backend_files)
+    problems = list(dict.fromkeys(problems + [p for p in project.problems if p.path in shown]))
+    backend_files = sum(1 for _, _, name in located if backend_map.device_of(name) is not None)
+    return CheckResult(sorted(findings), problems, len(files), len(results) + sum(e.functions for e in unopened),
+                       backends, analysis.walks, backend_files)
 
 
-def _findings(results: list[FunctionResult], analysis: Analysis, project: Project, host_sync: bool,
+def _unchanged(cache: _cache.CacheData | None, name: str, path: str, key: object) -> _cache.ModuleEntry | None:
+    """The cache's entry for ``name`` when its file is the one the entry describes and its
+    findings were computed for ``key`` (the host-sync option and the backends)."""
+    entry = cache.entries.get(name) if cache is not None else None
+    if entry is None or entry.findings is None or entry.findings[0] != key:
+        return None
+    path = os.path.abspath(path)
+    return entry if entry.path == path and entry.stamp == file_stamp(path) and entry.stamp != (0, 0) else None
+
+
+def _findings(given: list[str], results: list[FunctionResult], analysis: Analysis, project: Project, host_sync: bool,
               cache: _cache.CacheData | None, key: object) -> tuple[list[Finding], dict[str, tuple[object, list[Finding]]]]:
     """The findings, module by module: a module whose functions were all kept as the cache
     held them (none walked or moved, its text the same) has the findings the cache holds;
     the others are computed (and returned apart, for the cache)."""
-    by_module: dict[str, list[FunctionResult]] = {}
+    by_module: dict[str, list[FunctionResult]] = {name: [] for name in given}  # a module with no function too
     for result in results:
         by_module.setdefault(result.info.module, []).append(result)
     found: list[Finding] = []
     fresh: dict[str, tuple[object, list[Finding]]] = {}
     for name, group in by_module.items():
-        held = cache.findings.get(name) if cache is not None else None
+        entry = cache.entries.get(name) if cache is not None else None
+        held = entry.findings if entry is not None else None
         if held is not None and held[0] == key and name not in project.changed and all(r.kept for r in group):
             found.extend(held[1])
             continue
         computed = findings_for(group, analysis, project, host_sync)
         found.extend(computed)
         fresh[name] = (key, computed)
-    return sorted(found), fresh
+    return found, fresh
 
 
 def main(argv: list[str] | None = None) -> int:

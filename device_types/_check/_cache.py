@@ -1,4 +1,4 @@
-"""The incremental cache: module outlines and per-function facts between runs.
+"""The incremental cache: per module, its outline, its functions' records and its findings.
 
 A re-check after editing one file parses that file and walks only the functions whose
 source changed, plus whatever depends on a summary that changed (``_solver``). The cache
@@ -6,12 +6,14 @@ lives under ``.device_types_cache/`` in the directory the check runs from, stamp
 fingerprint of the engine, the configuration and Python; anything unreadable or from
 another fingerprint is ignored (a cold run), never an error.
 
-It is two pickles: the whole state (``check.pickle``), and the modules that changed since
-it was written (``check-delta.pickle``: their outlines and every record of theirs), which a
-load lays over it. A re-check after a one-file edit writes only the delta, a small part of
-the whole; the whole is written again once the delta holds a quarter of the functions, or
-when a run changed many modules. A delta names the whole it belongs to (``generation``), so
-a delta left beside another whole is ignored.
+It is an index (``index.pickle``) and one file per module (its outline and its functions'
+records). The index has, for each module, what a run needs to leave the module unopened:
+the file's stamp, its problems, its function count, its findings, and every function its
+records saw. A re-check reads the index and opens only the modules it has to look into: an
+unchanged file whose records saw no summary that changed this run is not opened
+(``Analysis.run``'s ``deferred``). A run writes the files of the modules it changed, then
+the index in one step (a reader sees the old one or the new one), then removes the files
+that no index names.
 """
 
 from __future__ import annotations
@@ -21,44 +23,125 @@ import hashlib
 import os
 import pickle
 import sys
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from .._config import Config
 from .._finding import Finding
-from ._project import Module
-from ._solver import FunctionRecord, Key
+from ._project import Module, SourceProblem
+from ._solver import FunctionRecord, Key, Looked
 
-__all__ = ["CACHE_DIR", "CacheData", "check_settings", "fingerprint", "load", "save"]
+__all__ = ["CACHE_DIR", "CacheData", "ModuleEntry", "check_settings", "fingerprint", "load", "save"]
 
 CACHE_DIR = ".device_types_cache"
-_FILE = "check.pickle"
-_DELTA = "check-delta.pickle"
-#: The delta is folded into the whole once its modules hold this share of the functions.
-_DELTA_SHARE = 0.25
+_INDEX = "index.pickle"
+#: A module's findings, with what they were computed for (the host-sync option and the backends).
+Findings = tuple[object, list[Finding]]
 
 
 @dataclass
+class ModuleEntry:
+    """The index's line for one module: enough to use its findings without opening it."""
+
+    path: str
+    stamp: tuple[int, int]
+    #: The file (in the cache directory) that holds the outline and the records.
+    blob: str
+    #: Functions the outline has (a run counts them without opening it).
+    functions: int
+    #: Every function a record of this module saw the summary of (its own included).
+    saw: frozenset[Key]
+    #: Every name a record of this module looked up, by module.
+    looked: Looked = ()
+    problems: tuple[SourceProblem, ...] = ()
+    #: Valid while all of the module's records are kept.
+    findings: Findings | None = None
+
+
+@dataclass
+class _Index:
+    fingerprint: str
+    entries: dict[str, ModuleEntry]
+
+
 class CacheData:
-    fingerprint: str
-    modules: dict[str, Module] = field(default_factory=dict)
-    records: dict[Key, FunctionRecord] = field(default_factory=dict)
-    #: Of the whole file: the delta written beside it carries the same.
-    generation: str = ""
-    #: Each checked module's findings, with what they were computed for (the host-sync
-    #: option and the backends): valid while all of the module's records are kept.
-    findings: dict[str, tuple[object, list[Finding]]] = field(default_factory=dict)
-    #: Modules whose outline and records the delta holds (they changed since the whole).
-    delta_modules: frozenset[str] = frozenset()
+    """What a previous run left: the index read at once, each module's file on first use."""
+
+    def __init__(self, fingerprint: str, directory: str = "", entries: dict[str, ModuleEntry] | None = None) -> None:
+        self.fingerprint = fingerprint
+        self.directory = directory
+        self.entries: dict[str, ModuleEntry] = entries or {}
+        self._opened: dict[str, tuple[Module, dict[str, FunctionRecord]] | None] = {}
+        #: The outlines and the records, opening a module's file when one of them is asked for.
+        self.modules: Mapping[str, Module] = _Outlines(self)
+        self.records: Mapping[Key, FunctionRecord] = _Records(self)
+
+    @property
+    def findings(self) -> dict[str, Findings]:
+        return {name: entry.findings for name, entry in self.entries.items() if entry.findings is not None}
+
+    def opened(self, name: str) -> tuple[Module, dict[str, FunctionRecord]] | None:
+        """The module's outline and records (None: not cached, or its file is unreadable)."""
+        if name in self._opened:
+            return self._opened[name]
+        entry = self.entries.get(name)
+        held = None
+        if entry is not None:
+            data = _read(os.path.join(self.directory, CACHE_DIR, entry.blob))
+            if isinstance(data, tuple) and len(data) == 2 and isinstance(data[0], Module) and data[0].name == name:
+                held = data
+        self._opened[name] = held
+        return held
+
+    def records_of(self, name: str) -> dict[str, FunctionRecord]:
+        held = self.opened(name)
+        return held[1] if held is not None else {}
 
 
-@dataclass
-class _Delta:
-    fingerprint: str
-    generation: str
-    modules: dict[str, Module]
-    #: Every record of each of ``modules``.
-    records: dict[Key, FunctionRecord]
-    findings: dict[str, tuple[object, list[Finding]]] = field(default_factory=dict)
+class _Outlines(Mapping[str, Module]):
+    def __init__(self, cache: CacheData) -> None:
+        self._cache = cache
+
+    def __getitem__(self, name: str) -> Module:
+        held = self._cache.opened(name)
+        if held is None:
+            raise KeyError(name)
+        return held[0]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._cache.entries
+
+    def get(self, name: str, default: Module | None = None) -> Module | None:  # type: ignore[override]
+        held = self._cache.opened(name)
+        return held[0] if held is not None else default
+
+    def stamp_of(self, name: str) -> tuple[str, tuple[int, int]] | None:
+        """The cached file and stamp of ``name``, without opening its file."""
+        entry = self._cache.entries.get(name)
+        return None if entry is None else (entry.path, entry.stamp)
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name in list(self._cache.entries) if self._cache.opened(name) is not None)
+
+    def __len__(self) -> int:
+        return len(self._cache.entries)
+
+
+class _Records(Mapping[Key, FunctionRecord]):
+    def __init__(self, cache: CacheData) -> None:
+        self._cache = cache
+
+    def __getitem__(self, key: Key) -> FunctionRecord:
+        return self._cache.records_of(key[0])[key[1]]
+
+    def get(self, key: Key, default: FunctionRecord | None = None) -> FunctionRecord | None:  # type: ignore[override]
+        return self._cache.records_of(key[0]).get(key[1], default)
+
+    def __iter__(self) -> Iterator[Key]:
+        return ((name, qualname) for name in list(self._cache.entries) for qualname in self._cache.records_of(name))
+
+    def __len__(self) -> int:
+        return sum(entry.functions for entry in self._cache.entries.values())
 
 
 def check_settings(config: Config) -> tuple[object, ...]:
@@ -97,19 +180,10 @@ def _canonical(value: object) -> object:
 
 
 def load(directory: str, expected: str) -> CacheData:
-    data = _read(os.path.join(directory, CACHE_DIR, _FILE))
-    if not isinstance(data, CacheData) or data.fingerprint != expected:
-        return CacheData(expected)
-    delta = _read(os.path.join(directory, CACHE_DIR, _DELTA))
-    if isinstance(delta, _Delta) and delta.fingerprint == expected and delta.generation == data.generation:
-        names = frozenset(delta.modules)
-        data.modules.update(delta.modules)
-        data.records = {k: r for k, r in data.records.items() if k[0] not in names}
-        data.records.update(delta.records)
-        data.findings = {n: f for n, f in data.findings.items() if n not in names}
-        data.findings.update(delta.findings)
-        data.delta_modules = names
-    return data
+    index = _read(os.path.join(directory, CACHE_DIR, _INDEX))
+    if not isinstance(index, _Index) or index.fingerprint != expected:
+        return CacheData(expected, directory)
+    return CacheData(expected, directory, index.entries)
 
 
 def _read(path: str) -> object:
@@ -121,50 +195,80 @@ def _read(path: str) -> object:
 
 
 def save(directory: str, old: CacheData, modules: dict[str, Module], changed: set[str],
-         records: dict[Key, FunctionRecord], updated: set[str] | None = None,
-         findings: dict[str, tuple[object, list[Finding]]] | None = None) -> None:
+         records: Mapping[Key, FunctionRecord], updated: set[str] | None = None,
+         findings: dict[str, Findings] | None = None) -> None:
     """Write the state after a run: ``old`` with the ``changed`` modules' records replaced by
-    ``records``. ``updated`` names the modules whose outline, records or findings this run
-    made new (None: unknown, write the whole, and no findings); with none, nothing is
-    written. ``findings``: the modules' findings computed this run."""
+    ``records`` (the run's, of the modules it opened). ``updated`` names the modules whose
+    outline, records or findings this run made new (None: unknown, write every module of
+    ``modules``, with no findings); with none, nothing is written. ``findings``: the
+    modules' findings computed this run."""
     if updated is not None and not updated and not changed:
         return
-    merged = {k: r for k, r in old.records.items() if k[0] not in changed}
-    merged.update(records)
-    all_modules = {**old.modules, **modules}
-    # a module's findings stay only as long as the records they were computed from
-    kept_findings = {} if updated is None else {
-        n: f for n, f in old.findings.items() if n not in changed and n not in updated}
-    kept_findings.update(findings or {})
-    if updated is not None and old.generation:
-        in_delta = old.delta_modules | updated | changed
-        share = sum(len(all_modules[n].functions) for n in in_delta if n in all_modules)
-        if share <= _DELTA_SHARE * max(1, sum(len(m.functions) for m in all_modules.values())):
-            delta = _Delta(old.fingerprint, old.generation, {n: all_modules[n] for n in in_delta if n in all_modules},
-                           {k: r for k, r in merged.items() if k[0] in in_delta},
-                           {n: kept_findings[n] for n in in_delta if n in kept_findings})
-            _write(directory, _DELTA, delta)
-            return
-    _write(directory, _FILE, CacheData(old.fingerprint, all_modules, merged, os.urandom(8).hex(), findings=kept_findings))
+    by_module: dict[str, dict[str, FunctionRecord]] = {}
+    for (name, qualname), record in records.items():
+        by_module.setdefault(name, {})[qualname] = record
+    written = set(modules) if updated is None else {n for n in updated | changed if n in modules}
+    entries = {} if updated is None else {n: e for n, e in old.entries.items() if n not in written}
+    target = os.path.join(directory, CACHE_DIR)
     try:
-        os.remove(os.path.join(directory, CACHE_DIR, _DELTA))
+        _prepare(target)
+        for name in sorted(written):
+            module = modules[name]
+            kept = {} if name in changed else old.records_of(name)
+            held = {**kept, **by_module.get(name, {})}
+            previous = old.entries.get(name)
+            held_findings = (findings or {}).get(name)
+            if held_findings is None and previous is not None and name not in changed and _same_records(old, name, held):
+                held_findings = previous.findings  # a new stamp only: the findings still hold
+            blob = f"{name}.{os.urandom(6).hex()}.pickle"
+            _write(target, blob, (module, held))
+            saw = frozenset(key for record in held.values() for key in record.seen)
+            entries[name] = ModuleEntry(module.path, module.stamp, blob, len(module.functions), saw,
+                                        _merged(record.looked for record in held.values()),
+                                        tuple(module.problems), held_findings)
+        _write(target, _INDEX, _Index(old.fingerprint, entries))
+    except OSError:
+        return  # a read-only tree still gets its findings
+    named = {entry.blob for entry in entries.values()}
+    try:
+        for stale in os.listdir(target):
+            if stale.endswith(".pickle") and stale != _INDEX and stale not in named:
+                os.remove(os.path.join(target, stale))
     except OSError:
         pass
 
 
-def _write(directory: str, name: str, data: object) -> None:
-    target = os.path.join(directory, CACHE_DIR)
-    try:
-        os.makedirs(target, exist_ok=True)
-        gitignore = os.path.join(target, ".gitignore")
-        if not os.path.exists(gitignore):
-            with open(gitignore, "w", encoding="utf-8") as handle:
-                handle.write("# created by device-types check\n*\n")
-        import tempfile  # only when writing: a re-check that changed nothing never imports it
+def _merged(parts: Iterable[Looked]) -> Looked:
+    names: dict[str, set[str]] = {}
+    for looked in parts:
+        for module, looked_up in looked:
+            names.setdefault(module, set()).update(looked_up)
+    return tuple((module, tuple(sorted(names[module]))) for module in sorted(names))
 
-        fd, temp = tempfile.mkstemp(dir=target, suffix=".tmp")
-        with os.fdopen(fd, "wb") as handle:
+
+def _same_records(old: CacheData, name: str, held: dict[str, FunctionRecord]) -> bool:
+    kept = old.records_of(name)
+    return kept.keys() == held.keys() and all(kept[q] is r for q, r in held.items())
+
+
+def _prepare(target: str) -> None:
+    os.makedirs(target, exist_ok=True)
+    gitignore = os.path.join(target, ".gitignore")
+    if not os.path.exists(gitignore):
+        with open(gitignore, "w", encoding="utf-8") as handle:
+            handle.write("# created by device-types check\n*\n")
+
+
+def _write(target: str, name: str, data: object) -> None:
+    """``data`` pickled into ``target/name`` in one step: written beside it, then renamed."""
+    temp = os.path.join(target, f"{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    try:
+        with open(temp, "wb") as handle:
             pickle.dump(data, handle, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(temp, os.path.join(target, name))
     except OSError:
-        pass  # a read-only tree still gets its findings
+        try:
+            os.remove(temp)
+        except OSError:
+            pass
+        raise

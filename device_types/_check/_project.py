@@ -17,12 +17,12 @@ import hashlib
 import io
 import os
 import tokenize
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
-__all__ = ["MAX_FILE_BYTES", "Def", "Edit", "FunctionInfo", "Module", "Project", "SourceProblem", "discover",
-           "edit_between", "gc_paused", "import_bindings"]
+__all__ = ["MAX_FILE_BYTES", "Def", "Edit", "FunctionInfo", "Module", "Project", "SourceProblem", "changed_meanings",
+           "discover", "edit_between", "file_stamp", "gc_paused", "import_bindings", "meaning"]
 
 #: Larger files are skipped with a message: generated tables, not backend code.
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -113,6 +113,8 @@ class Module:
     aliases: dict[str, ast.expr] = field(default_factory=dict)
     star_imports: list[str] = field(default_factory=list)
     functions: dict[str, FunctionInfo] = field(default_factory=dict)
+    #: What reading or parsing the file reported: a run that reuses the outline reports it again.
+    problems: tuple[SourceProblem, ...] = ()
     #: Parsed lazily; never cached.
     tree: ast.Module | None = field(default=None, repr=False, compare=False)
     lines: list[str] | None = field(default=None, repr=False, compare=False)
@@ -197,7 +199,7 @@ def discover(paths: Iterable[str]) -> tuple[list[str], list[SourceProblem]]:
 class Project:
     """The checked files plus every module of the same project that they import."""
 
-    def __init__(self, display_root: str = ".", cached: dict[str, Module] | None = None,
+    def __init__(self, display_root: str = ".", cached: Mapping[str, Module] | None = None,
                  overlay: dict[str, bytes] | None = None) -> None:
         self.display_root = os.path.abspath(display_root)
         #: absolute path -> text to use instead of the file's (an editor's unsaved buffers)
@@ -213,8 +215,35 @@ class Project:
         self._cached = cached or {}
         self._missing: set[str] = set()
         self._shown: dict[str, str] = {}
+        self._rewritten: dict[str, bool] = {}
+
+    # --- what changed since the cache --------------------------------------------------
+
+    def rewritten(self, name: str) -> bool:
+        """Whether module ``name``'s file is not the one the cache outlined (changed, new, or
+        gone); a file whose stamp is the cached one is not opened to tell."""
+        known = self._rewritten.get(name)
+        if known is None:
+            if name not in self.modules and name not in self._missing:
+                stamp_of = getattr(self._cached, "stamp_of", None)
+                held = stamp_of(name) if stamp_of is not None else _path_and_stamp(self._cached.get(name))
+                if held is not None and held[0] not in self.overlay and file_stamp(held[0]) == held[1]:
+                    known = self._rewritten[name] = False
+                    return known
+            module = self.module(name)
+            cached = name in self._cached
+            known = self._rewritten[name] = name in self.changed if module is not None else cached
+        return known
+
+    def cached_outline(self, name: str) -> Module | None:
+        return self._cached.get(name)
 
     # --- loading -----------------------------------------------------------------------
+
+    def add_root(self, root: str) -> None:
+        """A directory that module names are looked up under (a checked file's top)."""
+        if root not in self.roots:
+            self.roots.append(root)
 
     def add_file(self, path: str) -> Module:
         root, name = module_name_for(path)
@@ -270,11 +299,13 @@ class Project:
 
     def _load(self, name: str, path: str) -> Module:
         given = self.overlay.get(path)
-        stamp = _stamp(path) if given is None else _text_stamp(given)
+        stamp = file_stamp(path) if given is None else _text_stamp(given)
         cached = self._cached.get(name)
         if cached is not None and cached.path == path and cached.stamp == stamp and stamp != (0, 0):
             self.modules[name] = cached
+            self.problems.extend(cached.problems)
             return cached
+        reported = len(self.problems)
         raw = self._read(path)
         if cached is not None and cached.path == path:
             old_lines, new_lines = cached.current_lines(), _text_lines(raw)
@@ -287,7 +318,10 @@ class Project:
             if patched is not None:
                 self.modules[name] = patched
                 if edit is not None:
+                    patched.problems = tuple(self.problems[reported:])
                     self.changed.add(name)
+                else:  # the same text: what it reported still holds
+                    self.problems.extend(patched.problems)
                 return patched
         module = Module(name, path, path.endswith("__init__.py"), stamp)
         self.modules[name] = module
@@ -296,6 +330,7 @@ class Project:
             self._parse(module, raw)
             if module.tree is not None:
                 _outline(module, module.tree)
+        module.problems = tuple(self.problems[reported:])
         return module
 
     def _read(self, path: str, report: bool = True) -> bytes | None:
@@ -483,7 +518,55 @@ def _replace(body: list[ast.stmt], old: ast.stmt, new: ast.stmt) -> bool:
     return False
 
 
-def _stamp(path: str) -> tuple[int, int]:
+def _path_and_stamp(module: Module | None) -> tuple[str, tuple[int, int]] | None:
+    return None if module is None else (module.path, module.stamp)
+
+
+def meaning(module: Module | None, name: str) -> object:
+    """What a lookup of ``name`` in ``module`` finds, as a value to compare between two
+    outlines of it: "" is the module itself, "#q" its function ``q`` (its parameters), any
+    other name what the module binds it to (a def with its members, an import, an alias,
+    else the star imports it may come from). A walk that looked names up is valid while
+    each means what it meant (``_solver``)."""
+    if module is None:
+        return None
+    if not name:
+        return True
+    if name[0] == "#":
+        info = module.functions.get(name[1:])
+        return None if info is None else (info.params, info.vararg, info.kwarg, info.kwonly, info.defaults,
+                                          info.class_name)
+    definition = module.defs.get(name)
+    alias = module.aliases.get(name)
+    target = module.imports.get(name)
+    if definition is None and alias is None and target is None:
+        return tuple(module.star_imports)
+    return (_shape(definition) if definition is not None else None, target,
+            ast.dump(alias) if alias is not None else None)
+
+
+def changed_meanings(old: Module | None, new: Module | None) -> frozenset[str] | None:
+    """The names (as ``meaning`` takes them) that mean something else in ``new`` than in
+    ``old``; None when any name may (the module came or went, or its star imports changed)."""
+    if old is None or new is None or old.star_imports != new.star_imports:
+        return None if (old is None) != (new is None) or old is not None else frozenset()
+    changed: set[str] = set()
+    for table in ("defs", "imports", "aliases"):  # a patched outline shares these with the old one
+        if getattr(old, table) is not getattr(new, table):
+            names = getattr(old, table).keys() | getattr(new, table).keys()
+            changed.update(name for name in names if meaning(old, name) != meaning(new, name))
+    if old.functions is not new.functions:
+        names = old.functions.keys() | new.functions.keys()
+        changed.update(f"#{q}" for q in names if meaning(old, f"#{q}") != meaning(new, f"#{q}"))
+    return frozenset(changed)
+
+
+def _shape(definition: Def) -> object:
+    return (definition.kind, tuple(sorted((name, _shape(member)) for name, member in definition.members.items())),
+            tuple(ast.dump(base) for base in definition.bases))
+
+
+def file_stamp(path: str) -> tuple[int, int]:
     try:
         stat = os.stat(path)
     except OSError:

@@ -14,6 +14,7 @@ import ast
 import builtins
 import pickle
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,11 +25,11 @@ from . import _codes as codes
 from ._conditions import ALWAYS, Condition, disjoin
 from ._interpret import Facts, interpret
 from ._lines import LineMap, Unmappable
-from ._project import Def, FunctionInfo, Module, Project
+from ._project import Def, FunctionInfo, Module, Project, changed_meanings
 from ._summary import EMPTY_SUMMARY, FallbackPath, Hop, Summary
 from ._values import Param, ReadOf, Root, roots
 
-__all__ = ["Analysis", "BackendMap", "FunctionRecord", "FunctionResult", "root_order"]
+__all__ = ["Analysis", "BackendMap", "Deferred", "FunctionRecord", "FunctionResult", "root_order"]
 
 _BUILTINS = frozenset(dir(builtins))
 #: Walks per function before the solver stops (a guard; summaries converge long before).
@@ -37,6 +38,11 @@ _MAX_WALKS = 50
 _MAX_PATHS = 8
 
 Key = tuple[str, str]
+#: Names looked up, by module: ((module, (name, ...)), ...); see ``_project.meaning``.
+Looked = tuple[tuple[str, tuple[str, ...]], ...]
+#: A module left unopened unless needed: its file, every function its cached records saw,
+#: and every name they looked up.
+Deferred = tuple[str, frozenset[Key], Looked]
 
 
 def root_order(root: Root) -> tuple[bool, int, int, bool]:
@@ -51,14 +57,18 @@ class FunctionRecord:
     Its facts are pickled on their own and unpickled on first use: a re-check reads the
     facts only of the functions it walks, moves or reports anew, a small part of them."""
 
-    __slots__ = ("source_hash", "line", "summary", "seen", "_facts", "_pickled")
+    __slots__ = ("source_hash", "line", "summary", "seen", "looked", "_facts", "_pickled")
 
-    def __init__(self, source_hash: str, line: int, facts: Facts, summary: Summary, seen: dict[Key, Summary]) -> None:
+    def __init__(self, source_hash: str, line: int, facts: Facts, summary: Summary, seen: dict[Key, Summary],
+                 looked: Looked = ()) -> None:
         self.source_hash = source_hash
         self.line = line
         self.summary = summary
         #: The summary of each callee as this function's walk saw it.
         self.seen = seen
+        #: The names its walk looked up, by module (``_project.meaning``): valid while each
+        #: means what it meant.
+        self.looked = looked
         self._facts: Facts | None = facts
         self._pickled: bytes | None = None
 
@@ -72,10 +82,10 @@ class FunctionRecord:
     def __getstate__(self) -> tuple[object, ...]:
         if self._pickled is None:
             self._pickled = pickle.dumps(self._facts, protocol=pickle.HIGHEST_PROTOCOL)
-        return self.source_hash, self.line, self.summary, self.seen, self._pickled
+        return self.source_hash, self.line, self.summary, self.seen, self.looked, self._pickled
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
-        self.source_hash, self.line, self.summary, self.seen, self._pickled = state
+        self.source_hash, self.line, self.summary, self.seen, self.looked, self._pickled = state
         self._facts = None
 
 
@@ -179,7 +189,7 @@ def _distinct(paths: list[FallbackPath]) -> tuple[FallbackPath, ...]:
 
 
 class Analysis:
-    def __init__(self, project: Project, backends: BackendMap, cached: dict[Key, FunctionRecord] | None = None) -> None:
+    def __init__(self, project: Project, backends: BackendMap, cached: Mapping[Key, FunctionRecord] | None = None) -> None:
         self.project = project
         self.backends = backends
         self.records: dict[Key, FunctionRecord] = {}
@@ -198,24 +208,77 @@ class Analysis:
         self._queue: deque[Key] = deque()
         self._queued: set[Key] = set()
         self._current: Key | None = None
+        #: Functions whose summary is not the cached one (or which are gone): what deferred
+        #: modules are woken by.
+        self._differs: set[Key] = set()
+        #: Deferred modules that ``run`` had to open, in order.
+        self.opened: list[str] = []
+        #: The names the walk under way looked up, by module (None: no walk).
+        self._looking: dict[str, set[str]] | None = None
+        self._looks: dict[Key, Looked] = {}
+        #: What looking each dotted name up looked at (``function`` answers from a memo).
+        self._function_looks: dict[str, dict[str, set[str]]] = {}
+        self._interned: dict[object, Any] = {}
+        #: Rewritten module -> the names that mean something else now (``changed_meanings``).
+        self._changed_meanings: dict[str, frozenset[str] | None] = {}
 
     # --- the fixpoint ------------------------------------------------------------------------
 
-    def run(self, modules: list[Module]) -> list[FunctionResult]:
+    def run(self, modules: list[Module], deferred: Mapping[str, Deferred] | None = None) -> list[FunctionResult]:
+        """Results for every function of ``modules``, and of each ``deferred`` module that
+        had to be opened (``opened``): a deferred module is one whose file did not change
+        since the cache, opened only once a function whose summary its records saw has a
+        summary unlike the cached one (or is gone). The others keep what the cache holds."""
         reported = [info for module in modules for info in module.functions.values()]
-        for info in reported:
+        self._start_all(reported)
+        self._fixpoint()
+        waiting = dict(deferred or {})
+        while waiting:
+            woken = [name for name, (_, saw, looked) in waiting.items()
+                     if not saw.isdisjoint(self._differs) or not self._still_means(looked)]
+            if not woken:
+                break
+            for name in woken:
+                path, _, _ = waiting.pop(name)
+                module = self.project.add_file(path)
+                self.opened.append(module.name)
+                infos = list(module.functions.values())
+                reported.extend(infos)
+                self._start_all(infos)
+            self._fixpoint()
+        for key, facts in self._facts.items():
+            self.records[key] = FunctionRecord(self._infos[key].source_hash, self._infos[key].line, facts,
+                                               self._summaries.get(key, EMPTY_SUMMARY), self._seen.get(key, {}),
+                                               self._looks.get(key, ()))
+        self.records.update(self._kept)
+        return [FunctionResult(i, self._summaries.get(i.key, EMPTY_SUMMARY),
+                               self._kept.get(i.key) or self._facts.get(i.key) or Facts()) for i in reported]
+
+    def _start_all(self, infos: list[FunctionInfo]) -> None:
+        for info in infos:
             if self.backends.device_of(info.module) is not None:  # only backends get findings
                 self._start(info)
+
+    def _fixpoint(self) -> None:
         while self._queue:
             key = self._queue.popleft()
             self._queued.discard(key)
             self._walk(self._infos[key])
-        for key, facts in self._facts.items():
-            self.records[key] = FunctionRecord(self._infos[key].source_hash, self._infos[key].line, facts,
-                                               self._summaries.get(key, EMPTY_SUMMARY), self._seen.get(key, {}))
-        self.records.update(self._kept)
-        return [FunctionResult(i, self._summaries.get(i.key, EMPTY_SUMMARY),
-                               self._kept.get(i.key) or self._facts.get(i.key) or Facts()) for i in reported]
+
+    def _still_means(self, looked: Looked) -> bool:
+        """Whether every name of ``looked`` finds what it found when the cache was written:
+        only the names of rewritten files are compared."""
+        project = self.project
+        for module_name, names in looked:
+            if project.rewritten(module_name):
+                if module_name in self._changed_meanings:
+                    changed = self._changed_meanings[module_name]
+                else:
+                    changed = self._changed_meanings[module_name] = changed_meanings(
+                        project.cached_outline(module_name), project.module(module_name))
+                if changed is None or (changed and not changed.isdisjoint(names)):
+                    return False
+        return True
 
     def _start(self, first: FunctionInfo) -> None:
         """First contact with a function: adopt its cached record, or queue a walk.
@@ -234,13 +297,14 @@ class Analysis:
                 record = self._carried(record, info)
             if record is None or record.source_hash != info.source_hash or record.line != info.line or any(
                     self._summaries.get(callee, seen) is not seen and self._summaries.get(callee, seen) != seen
-                    for callee, seen in record.seen.items()):
+                    for callee, seen in record.seen.items()) or not self._still_means(record.looked):
                 self._enqueue(key)
                 continue
             if record is cached:
                 self._kept[key] = record  # its facts stay pickled unless a walk or a finding needs them
             else:
                 self._facts[key] = record.facts
+                self._looks[key] = record.looked
             summary = record.summary
             self._seen[key] = dict(record.seen)
             for callee in record.seen:
@@ -269,7 +333,7 @@ class Analysis:
             return None
         if line == record.line and seen == record.seen and facts == record.facts:
             return record  # nothing it names moved (the edit is below): the record as it was
-        return FunctionRecord(record.source_hash, line, facts, summary, seen)
+        return FunctionRecord(record.source_hash, line, facts, summary, seen, record.looked)
 
     def _info_for(self, key: Key) -> FunctionInfo | None:
         known = self._infos.get(key)
@@ -296,17 +360,44 @@ class Analysis:
         node = self.project.function_node(module, info.qualname) if module is not None else None
         self._seen[key] = {}
         previous_current, self._current = self._current, key
+        previous_looking, self._looking = self._looking, {}
         try:
             facts = interpret(info, node, self) if node is not None else Facts()
         except RecursionError:
             facts = Facts()  # absurdly deep expressions: "unknown", never a crash
         finally:
             self._current = previous_current
+            looking, self._looking = self._looking, previous_looking
+        self._looks[key] = self._frozen(looking)
         self._facts[key] = facts
         self._set_summary(key, self._summarize(info, facts))
 
+    def _look(self, module: str, name: str) -> None:
+        looking = self._looking
+        if looking is not None:
+            names = looking.get(module)
+            if names is None:
+                names = looking[module] = set()
+            names.add(name)
+
+    def _frozen(self, looking: dict[str, set[str]]) -> Looked:
+        """``looking`` as the record keeps it, its parts shared between records (one copy
+        each in a pickle)."""
+        interned = self._interned
+        out = []
+        for module in sorted(looking):
+            names = tuple(sorted(looking[module]))
+            part = (interned.setdefault(module, module), interned.setdefault(names, names))
+            out.append(interned.setdefault(part, part))
+        return tuple(out)
+
     def _set_summary(self, key: Key, summary: Summary) -> None:
         self._summaries[key] = summary
+        cached = self._cached.get(key)
+        if cached is None or (cached.summary is not summary and cached.summary != summary):
+            self._differs.add(key)
+        else:
+            self._differs.discard(key)
         for caller in self._callers.get(key, ()):
             if self._seen.get(caller, {}).get(key) != summary:
                 self._enqueue(caller)
@@ -391,6 +482,7 @@ class Analysis:
         return None
 
     def _module_name(self, module_name: str, name: str, depth: int) -> str | None:
+        self._look(module_name, name)
         module = self.project.module(module_name)
         if module is None:
             return None
@@ -432,7 +524,23 @@ class Analysis:
 
     def function(self, dotted: str) -> FunctionInfo | None:
         if dotted in self._functions:
+            looks = self._function_looks.get(dotted)
+            if looks and self._looking is not None:
+                for module, names in looks.items():
+                    self._looking.setdefault(module, set()).update(names)
             return self._functions[dotted]
+        outer, self._looking = self._looking, {}
+        try:
+            info = self._function(dotted)
+        finally:
+            inner, self._looking = self._looking, outer
+        self._function_looks[dotted] = inner
+        if outer is not None:
+            for module, names in inner.items():
+                outer.setdefault(module, set()).update(names)
+        return info
+
+    def _function(self, dotted: str) -> FunctionInfo | None:
         self._functions[dotted] = None  # cycles in re-exports end here
         info = None
         if ".<locals>." in dotted:
@@ -440,12 +548,16 @@ class Analysis:
             found = self._locate(head)
             if found is not None:
                 module, _, located = found
-                info = module.functions.get(located[len(module.name) + 1:] + dotted[len(head):])
+                qualname = located[len(module.name) + 1:] + dotted[len(head):]
+                self._look(module.name, "#" + qualname)
+                info = module.functions.get(qualname)
         else:
             found = self._locate(dotted)
             if found is not None and found[1].kind == "function":
                 module, _, located = found
-                info = module.functions.get(located[len(module.name) + 1:])
+                qualname = located[len(module.name) + 1:]
+                self._look(module.name, "#" + qualname)
+                info = module.functions.get(qualname)
         self._functions[dotted] = info
         return info
 
@@ -461,8 +573,10 @@ class Analysis:
             module_name = ".".join(parts[:cut])
             module = self.project.module(module_name)
             if module is None:
+                self._look(module_name, "")
                 continue
             rest = parts[cut:]
+            self._look(module_name, rest[0])
             definition = module.defs.get(rest[0])
             if definition is None:
                 target = self._reexport(module, rest[0])
@@ -477,6 +591,7 @@ class Analysis:
         return None
 
     def _reexport(self, module: Module, name: str) -> str | None:
+        self._look(module.name, name)
         target = module.imports.get(name)
         if target is not None:
             return target
@@ -485,6 +600,7 @@ class Analysis:
             return self._resolve(module.name, None, {}, alias, 1)
         for star in module.star_imports:
             star_module = self.project.module(star)
+            self._look(star, name)
             if star_module is not None and name in star_module.defs:
                 return f"{star}.{name}"
         return None

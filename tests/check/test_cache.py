@@ -1,11 +1,15 @@
-"""The cache on disk: a re-check that changed nothing writes nothing, a one-file edit writes
-only the delta, and a delta beside another whole is ignored (never a wrong finding)."""
+"""The cache on disk: an index and one file per module. A re-check that changed nothing
+writes nothing; a one-function edit writes the edited module's file and the index and opens
+only the modules that depend on what changed; an edit that changes what a name means (a
+helper renamed, added, or re-imported) walks what looked that name up again. Every re-check
+prints what a cold check prints."""
 
 from __future__ import annotations
 
-import os
 import pickle
 from pathlib import Path
+
+import pytest
 
 from device_types._check import _cache, check_paths
 from device_types._config import Config, load_config
@@ -15,8 +19,7 @@ CACHE = ".device_types_cache"
 
 
 def grown(tree: Path) -> Config:
-    """The tree with 48 functions more, so that one module's edit is a delta (under a quarter
-    of the functions; else the whole is written again)."""
+    """The tree with 8 modules more that depend on nothing the tests edit."""
     for n in range(8):
         (tree / f"fw/_backends/mps/more_{n}.py").write_text(
             "".join(f"def op_{k}(a):\n    return a.abs()\n\n\n" for k in range(6)), encoding="utf-8")
@@ -27,37 +30,103 @@ def stamps(root: Path) -> dict[str, int]:
     return {p.name: p.stat().st_mtime_ns for p in (root / CACHE).glob("*.pickle")}
 
 
-def test_nothing_changed_writes_nothing_and_an_edit_writes_the_delta(tree: Path) -> None:  # noqa: F811
+def blob_of(root: Path, module: str) -> str:
+    index = pickle.loads((root / CACHE / "index.pickle").read_bytes())
+    return str(index.entries[module].blob)
+
+
+@pytest.fixture
+def opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the module files each run reads from the cache."""
+    names: list[str] = []
+    real = _cache._read
+
+    def reading(path: str) -> object:
+        names.append(Path(path).name)
+        return real(path)
+
+    monkeypatch.setattr(_cache, "_read", reading)
+    return names
+
+
+def modules_read(names: list[str]) -> set[str]:
+    return {n.rsplit(".", 2)[0] for n in names if n != "index.pickle"}
+
+
+def test_nothing_changed_writes_nothing_and_an_edit_writes_its_module(tree: Path) -> None:  # noqa: F811
     config = grown(tree)
     check_paths(["."], config)
     first = stamps(tree)
-    assert list(first) == ["check.pickle"]
+    assert "index.pickle" in first and blob_of(tree, "fw._backends.mps.more_0") in first
     check_paths(["."], config)
     assert stamps(tree) == first
 
     edit(tree / "fw/_backends/mps/sorting.py", "    return a.abs()\n", "    b = a\n    return b.abs()\n")
     edited = check_paths(["."], config)
     after = stamps(tree)
-    assert after["check.pickle"] == first["check.pickle"] and "check-delta.pickle" in after
-    delta = pickle.loads((tree / CACHE / "check-delta.pickle").read_bytes())
-    assert set(delta.modules) == {"fw._backends.mps.sorting", "fw._backends.mps.ops"}  # ops: its caller, moved
+    rewritten = {name.rsplit(".", 2)[0] for name in set(after) - set(first)}
+    assert rewritten == {"fw._backends.mps.sorting", "fw._backends.mps.ops"}  # ops: its caller, moved
+    assert after["index.pickle"] != first["index.pickle"]
+    # the other modules' files are the same files, untouched
+    assert {n: t for n, t in after.items() if n in first and n != "index.pickle"} == {
+        n: t for n, t in first.items() if n != "index.pickle" and n.rsplit(".", 2)[0] not in rewritten}
     again = check_paths(["."], config)
     assert again.walks == 0 and shape(again) == shape(edited) == shape(check_paths(["."], config, use_cache=False))
+    assert len(list((tree / CACHE).glob("fw._backends.mps.sorting.*.pickle"))) == 1  # the old file removed
 
 
-def test_a_delta_of_another_whole_is_ignored(tree: Path) -> None:  # noqa: F811
+def test_a_recheck_opens_only_what_depends_on_the_edit(tree: Path, opened: list[str]) -> None:  # noqa: F811
     config = grown(tree)
-    fingerprint = _cache.fingerprint(_cache.check_settings(config))
-    check_paths(["."], config)
+    cold = check_paths(["."], config)
+    edit(tree / "fw/_backends/mps/more_3.py", "def op_2(a):\n    return a.abs()\n",
+         "def op_2(a):\n    b = a.neg()\n    return b.abs()\n")
+    opened.clear()
+    body_edit = check_paths(["."], config)
+    assert modules_read(opened) == {"fw._backends.mps.more_3"}  # its summary is the same: no caller opened
+    assert body_edit.walks == 1 and body_edit.functions == cold.functions
+    assert shape(body_edit) == shape(check_paths(["."], config, use_cache=False))
+
+    edit(tree / "fw/_backends/common/helpers.py", "    return a.cpu().numpy()\n", "    return a.numpy()\n")
+    opened.clear()
+    helper_edit = check_paths(["."], config)
+    # the helper's summary is the same (a host read either way): nothing of its callers is read
+    assert modules_read(opened) == {"fw._backends.common.helpers"}
+    assert shape(helper_edit) == shape(check_paths(["."], config, use_cache=False)) == shape(cold)
+
+
+def test_a_renamed_helper_takes_its_callers_findings_with_it(tree: Path) -> None:  # noqa: F811
+    config = grown(tree)
+    first = check_paths(["."], config)
+    assert any(f.message.startswith('"topk" calls "sort()"') for f in first.findings)
+    sorting = tree / "fw/_backends/mps/sorting.py"
+    edit(sorting, "def sort(a, stable=False):", "def sort_values(a, stable=False):")
+    renamed = check_paths(["."], config)
+    assert shape(renamed) == shape(check_paths(["."], config, use_cache=False))
+    assert not any(f.message.startswith('"topk"') for f in renamed.findings)  # its call names nothing now
+    edit(sorting, "def sort_values(a, stable=False):", "def sort(a, stable=False):")  # and back
+    back = check_paths(["."], config)
+    assert shape(back) == shape(first) == shape(check_paths(["."], config, use_cache=False))
+
+
+def test_a_helper_defined_after_its_caller_is_seen(tree: Path) -> None:  # noqa: F811
+    config = grown(tree)
+    ops = tree / "fw/_backends/mps/ops.py"
+    edit(ops, "def topk(a, k):", "def host_topk(a, k):\n    return sorting.host_sort(a)[:k]\n\n\ndef topk(a, k):")
+    before = check_paths(["."], config)
+    assert not any(f.message.startswith('"host_topk"') for f in before.findings)
+    edit(tree / "fw/_backends/mps/sorting.py", "def unrelated(a):",
+         "def host_sort(a):\n    return from_numpy(np.sort(to_numpy(a)), a.dtype, a.device)\n\n\ndef unrelated(a):")
+    after = check_paths(["."], config)
+    assert shape(after) == shape(check_paths(["."], config, use_cache=False))
+    assert any(f.message.startswith('"host_topk" calls "host_sort()"') for f in after.findings)
+
+
+def test_an_unreadable_module_file_is_read_from_source(tree: Path) -> None:  # noqa: F811
+    config = grown(tree)
+    cold = check_paths(["."], config)
+    (tree / CACHE / blob_of(tree, "fw._backends.mps.sorting")).write_bytes(b"\x80\x05garbage")
     edit(tree / "fw/_backends/mps/sorting.py", "    return a.abs()\n", "    return a.abs().neg()\n")
-    check_paths(["."], config)
-    assert _cache.load(str(tree), fingerprint).delta_modules == {"fw._backends.mps.sorting"}
-    stale = (tree / CACHE / "check-delta.pickle").read_bytes()
-    os.remove(tree / CACHE / "check.pickle")
-    check_paths(["."], config)  # a new whole (another generation); it removes the delta
-    assert not (tree / CACHE / "check-delta.pickle").exists()
-    (tree / CACHE / "check-delta.pickle").write_bytes(stale)
-    assert _cache.load(str(tree), fingerprint).delta_modules == frozenset()
+    assert shape(check_paths(["."], config)) == shape(cold)
 
 
 def test_findings_are_kept_per_module_and_recomputed_for_another_option(tree: Path) -> None:  # noqa: F811

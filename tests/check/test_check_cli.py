@@ -111,7 +111,7 @@ def test_cached_recheck_equals_cold_run(project: Path) -> None:
     _without_broken(project)
     cold = run_check("--no-cache", "fw", cwd=project).stdout
     first = run_check("fw", cwd=project).stdout
-    assert (project / ".device_types_cache/check.pickle").is_file()
+    assert (project / ".device_types_cache/index.pickle").is_file()
     ops = project / MPS_OPS
     ops.write_text(ops.read_text().replace("def softplus(x):\n    return kernels.log1p(kernels.exp(x))",
                                            "def softplus(x):\n    return from_numpy(np.log1p(np.exp(to_numpy(x))), x.dtype, x.device)"))
@@ -130,7 +130,12 @@ def test_corrupt_cache_is_a_cold_run(project: Path) -> None:
     _without_broken(project)
     cold = run_check("--no-cache", "fw", cwd=project).stdout
     (project / ".device_types_cache").mkdir()
-    (project / ".device_types_cache/check.pickle").write_bytes(b"\x80\x05garbage")
+    (project / ".device_types_cache/index.pickle").write_bytes(b"\x80\x05garbage")
+    assert run_check("fw", cwd=project).stdout == cold
+    # a module's file unreadable behind a good index: that module is read again
+    blob = next(p for p in (project / ".device_types_cache").glob("fw._backends.mps.ops.*.pickle"))
+    blob.write_bytes(b"\x80\x05garbage")
+    (project / MPS_OPS).write_text((project / MPS_OPS).read_text() + "\n")
     assert run_check("fw", cwd=project).stdout == cold
 
 
@@ -151,6 +156,10 @@ def test_bad_input_gets_a_line_not_a_traceback(project: Path) -> None:
     assert "fw/_backends/mps/broken.py:1: syntax error" in out
     # the summary agrees with the exit status: files were left out
     assert out.splitlines()[-1].startswith("check incomplete: 5 files not analysed; ")
+    # a cached re-check of the same files reports the same (the files were not opened again)
+    assert run_check("fw", cwd=project).stdout == out
+    again = run_check("fw", cwd=project)
+    assert (again.returncode, again.stdout) == (2, out)
 
 
 def test_a_path_that_does_not_exist_is_one_line_and_exit_2(project: Path) -> None:
