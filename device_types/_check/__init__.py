@@ -67,13 +67,14 @@ def _check_paths(paths: list[str], config: Config, host_sync: bool, display_root
         project.add_root(root)
         entry = _unchanged(cache, name, path, key)
         if entry is not None:
-            deferred[name] = (entry.path, entry.saw, entry.looked)
+            deferred[name] = (entry.path, entry.saw, entry.looked, entry.checked)
         else:
             modules.append(project.add_file(path))
     for module in modules:  # trees of modules that get no findings are parsed again if a walk needs them
         if backend_map.device_of(module.name) is None:
             module.tree = module.lines = None
-    analysis = Analysis(project, backend_map, cache.records if cache is not None else None)
+    analysis = Analysis(project, backend_map, cache.records if cache is not None else None,
+                        cache.tokens() if cache is not None else None)
     results = analysis.run(modules, deferred)
     findings, fresh = _findings([m.name for m in modules] + analysis.opened, results, analysis, project, host_sync,
                                 cache, key)
@@ -88,8 +89,8 @@ def _check_paths(paths: list[str], config: Config, host_sync: bool, display_root
                      if name in cache.entries and cache.entries[name].stamp != module.stamp}
         held = cache.findings
         refound = {name for name, entry in fresh.items() if held.get(name) != entry}
-        _cache.save(display_root, cache, project.modules, project.changed, analysis.records,
-                    analysis.updated_modules() | restamped | refound, fresh)
+        _cache.save(display_root, cache, project.modules, project.changed, analysis.records, analysis.tokens,
+                    [name for _, _, name in located], analysis.updated_modules() | restamped | refound, fresh)
     shown = {project.display(f) for f in files}
     problems = list(dict.fromkeys(problems + [p for p in project.problems if p.path in shown]))
     backend_files = sum(1 for _, _, name in located if backend_map.device_of(name) is not None)

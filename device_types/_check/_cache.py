@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 
 from .._config import Config
 from .._finding import Finding
-from ._project import Module, SourceProblem
-from ._solver import FunctionRecord, Key, Looked
+from ._project import Module, SourceProblem, changed_meanings
+from ._solver import FunctionRecord, Key, Looked, RunTokens
 
 __all__ = ["CACHE_DIR", "CacheData", "ModuleEntry", "check_settings", "fingerprint", "load", "save"]
 
@@ -56,25 +56,39 @@ class ModuleEntry:
     problems: tuple[SourceProblem, ...] = ()
     #: Valid while all of the module's records are kept.
     findings: Findings | None = None
+    #: The last run that found its records and findings current (``RunTokens``).
+    checked: int = 0
 
 
 @dataclass
 class _Index:
     fingerprint: str
     entries: dict[str, ModuleEntry]
+    #: The last run's number, and when each name and summary last changed (``RunTokens``).
+    run: int = 0
+    names: dict[str, dict[str, int]] = field(default_factory=dict)
+    summaries: dict[Key, int] = field(default_factory=dict)
 
 
 class CacheData:
     """What a previous run left: the index read at once, each module's file on first use."""
 
-    def __init__(self, fingerprint: str, directory: str = "", entries: dict[str, ModuleEntry] | None = None) -> None:
+    def __init__(self, fingerprint: str, directory: str = "", index: _Index | None = None) -> None:
         self.fingerprint = fingerprint
         self.directory = directory
-        self.entries: dict[str, ModuleEntry] = entries or {}
+        self.entries: dict[str, ModuleEntry] = index.entries if index is not None else {}
+        self._index = index
         self._opened: dict[str, tuple[Module, dict[str, FunctionRecord]] | None] = {}
         #: The outlines and the records, opening a module's file when one of them is asked for.
         self.modules: Mapping[str, Module] = _Outlines(self)
         self.records: Mapping[Key, FunctionRecord] = _Records(self)
+
+    def tokens(self) -> RunTokens:
+        """The next run's: numbered after the cache's last, with what changed when."""
+        index = self._index
+        if index is None:
+            return RunTokens()
+        return RunTokens(index.run + 1, {m: dict(n) for m, n in index.names.items()}, dict(index.summaries))
 
     @property
     def findings(self) -> dict[str, Findings]:
@@ -183,7 +197,7 @@ def load(directory: str, expected: str) -> CacheData:
     index = _read(os.path.join(directory, CACHE_DIR, _INDEX))
     if not isinstance(index, _Index) or index.fingerprint != expected:
         return CacheData(expected, directory)
-    return CacheData(expected, directory, index.entries)
+    return CacheData(expected, directory, index)
 
 
 def _read(path: str) -> object:
@@ -195,20 +209,26 @@ def _read(path: str) -> object:
 
 
 def save(directory: str, old: CacheData, modules: dict[str, Module], changed: set[str],
-         records: Mapping[Key, FunctionRecord], updated: set[str] | None = None,
-         findings: dict[str, Findings] | None = None) -> None:
+         records: Mapping[Key, FunctionRecord], tokens: RunTokens, checked: Iterable[str],
+         updated: set[str] | None = None, findings: dict[str, Findings] | None = None) -> None:
     """Write the state after a run: ``old`` with the ``changed`` modules' records replaced by
     ``records`` (the run's, of the modules it opened). ``updated`` names the modules whose
     outline, records or findings this run made new (None: unknown, write every module of
     ``modules``, with no findings); with none, nothing is written. ``findings``: the
-    modules' findings computed this run."""
+    modules' findings computed this run; ``checked``: the modules whose records and
+    findings this run found current (``tokens.run`` is then their last check)."""
     if updated is not None and not updated and not changed:
         return
     by_module: dict[str, dict[str, FunctionRecord]] = {}
     for (name, qualname), record in records.items():
         by_module.setdefault(name, {})[qualname] = record
     written = set(modules) if updated is None else {n for n in updated | changed if n in modules}
-    entries = {} if updated is None else {n: e for n, e in old.entries.items() if n not in written}
+    entries = {n: e for n, e in old.entries.items() if n not in written}
+    for name in written:  # what a name of a rewritten outline means now, for records made before
+        before = old.opened(name)
+        meanings = changed_meanings(before[0] if before is not None else None, modules[name])
+        if meanings is None or meanings:
+            tokens.names_changed(name, meanings)
     target = os.path.join(directory, CACHE_DIR)
     try:
         _prepare(target)
@@ -225,8 +245,12 @@ def save(directory: str, old: CacheData, modules: dict[str, Module], changed: se
             saw = frozenset(key for record in held.values() for key in record.seen)
             entries[name] = ModuleEntry(module.path, module.stamp, blob, len(module.functions), saw,
                                         _merged(record.looked for record in held.values()),
-                                        tuple(module.problems), held_findings)
-        _write(target, _INDEX, _Index(old.fingerprint, entries))
+                                        tuple(module.problems), held_findings, previous.checked if previous else 0)
+        for name in checked:
+            entry = entries.get(name)
+            if entry is not None:
+                entry.checked = tokens.run
+        _write(target, _INDEX, _Index(old.fingerprint, entries, tokens.run, tokens.names, tokens.summaries))
     except OSError:
         return  # a read-only tree still gets its findings
     named = {entry.blob for entry in entries.values()}

@@ -48,6 +48,9 @@ class CheckSession:
         self._disk = _cache.load(self.root, self._fingerprint) if use_disk_cache else _cache.CacheData(self._fingerprint)
         self.modules: dict[str, Module] = dict(self._disk.modules)
         self.records: dict[Key, FunctionRecord] = dict(self._disk.records)
+        #: Numbered on from the cache's last run, one per run of the session.
+        self._tokens = self._disk.tokens()
+        self._tokens.run -= 1
         self.project: Project | None = None
         self.analysis: Analysis | None = None
         self._changed: set[str] = set()
@@ -104,7 +107,8 @@ class CheckSession:
         project = Project(self.root, self.modules, dict(self.overlay))
         modules = [project.add_file(path) for path in files]
         backend_map = BackendMap(replace(self.config, backends=backends))
-        analysis = Analysis(project, backend_map, self.records)
+        self._tokens.run += 1
+        analysis = Analysis(project, backend_map, self.records, self._tokens)
         results = analysis.run(modules)
         findings = findings_for(results, analysis, project, self.host_sync)
         self._keep(project, analysis)
@@ -138,7 +142,8 @@ class CheckSession:
     def save_cache(self) -> None:
         """Write the session's state as the CLI's cache (a later ``device-types check`` starts warm)."""
         on_disk = {name: m for name, m in self.modules.items() if m.stamp[0] >= 0}  # unsaved buffers stay out
-        _cache.save(self.root, self._disk, on_disk, self._changed, self.records)
+        checked = [module_name_for(path)[1] for path in self._files[0]] if self._files is not None else []
+        _cache.save(self.root, self._disk, on_disk, self._changed, self.records, self._tokens, checked)
 
     # --- what the editor asks ------------------------------------------------------------
 

@@ -29,7 +29,7 @@ from ._project import Def, FunctionInfo, Module, Project, changed_meanings
 from ._summary import EMPTY_SUMMARY, FallbackPath, Hop, Summary
 from ._values import Param, ReadOf, Root, roots
 
-__all__ = ["Analysis", "BackendMap", "Deferred", "FunctionRecord", "FunctionResult", "root_order"]
+__all__ = ["Analysis", "BackendMap", "Deferred", "FunctionRecord", "FunctionResult", "RunTokens", "root_order"]
 
 _BUILTINS = frozenset(dir(builtins))
 #: Walks per function before the solver stops (a guard; summaries converge long before).
@@ -41,8 +41,36 @@ Key = tuple[str, str]
 #: Names looked up, by module: ((module, (name, ...)), ...); see ``_project.meaning``.
 Looked = tuple[tuple[str, tuple[str, ...]], ...]
 #: A module left unopened unless needed: its file, every function its cached records saw,
-#: and every name they looked up.
-Deferred = tuple[str, frozenset[Key], Looked]
+#: every name they looked up, and the run that last found them all current.
+Deferred = tuple[str, frozenset[Key], Looked, int]
+
+
+class RunTokens:
+    """When things last changed, by run: a record (or a module's findings) made in run N is
+    stale where a name it looked up, or a summary it saw, changed in a later run. The cache
+    keeps them, so that a module checked in an earlier run than its helper's change (another
+    subset of the tree was checked in between) is not taken as current."""
+
+    def __init__(self, run: int = 1, names: dict[str, dict[str, int]] | None = None,
+                 summaries: dict[Key, int] | None = None) -> None:
+        #: This run's number (the cache's last run + 1; a session counts on from there).
+        self.run = run
+        #: module -> name (as ``_project.meaning`` takes it; "*": every name) -> the run it
+        #: last changed meaning in.
+        self.names: dict[str, dict[str, int]] = names or {}
+        #: function -> the run its summary last changed in.
+        self.summaries: dict[Key, int] = summaries or {}
+
+    def names_changed(self, module: str, names: frozenset[str] | None) -> None:
+        changed = self.names.setdefault(module, {})
+        for name in names if names is not None else ("*",):
+            changed[name] = self.run
+
+    def name_current(self, module: str, names: tuple[str, ...], since: int) -> bool:
+        changed = self.names.get(module)
+        if not changed:
+            return True
+        return changed.get("*", 0) <= since and all(changed.get(name, 0) <= since for name in names)
 
 
 def root_order(root: Root) -> tuple[bool, int, int, bool]:
@@ -57,10 +85,10 @@ class FunctionRecord:
     Its facts are pickled on their own and unpickled on first use: a re-check reads the
     facts only of the functions it walks, moves or reports anew, a small part of them."""
 
-    __slots__ = ("source_hash", "line", "summary", "seen", "looked", "_facts", "_pickled")
+    __slots__ = ("source_hash", "line", "summary", "seen", "looked", "run", "_facts", "_pickled")
 
     def __init__(self, source_hash: str, line: int, facts: Facts, summary: Summary, seen: dict[Key, Summary],
-                 looked: Looked = ()) -> None:
+                 looked: Looked = (), run: int = 0) -> None:
         self.source_hash = source_hash
         self.line = line
         self.summary = summary
@@ -69,6 +97,8 @@ class FunctionRecord:
         #: The names its walk looked up, by module (``_project.meaning``): valid while each
         #: means what it meant.
         self.looked = looked
+        #: The run its walk was made in (``RunTokens``).
+        self.run = run
         self._facts: Facts | None = facts
         self._pickled: bytes | None = None
 
@@ -82,10 +112,10 @@ class FunctionRecord:
     def __getstate__(self) -> tuple[object, ...]:
         if self._pickled is None:
             self._pickled = pickle.dumps(self._facts, protocol=pickle.HIGHEST_PROTOCOL)
-        return self.source_hash, self.line, self.summary, self.seen, self.looked, self._pickled
+        return self.source_hash, self.line, self.summary, self.seen, self.looked, self.run, self._pickled
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
-        self.source_hash, self.line, self.summary, self.seen, self.looked, self._pickled = state
+        self.source_hash, self.line, self.summary, self.seen, self.looked, self.run, self._pickled = state
         self._facts = None
 
 
@@ -189,12 +219,14 @@ def _distinct(paths: list[FallbackPath]) -> tuple[FallbackPath, ...]:
 
 
 class Analysis:
-    def __init__(self, project: Project, backends: BackendMap, cached: Mapping[Key, FunctionRecord] | None = None) -> None:
+    def __init__(self, project: Project, backends: BackendMap, cached: Mapping[Key, FunctionRecord] | None = None,
+                 tokens: RunTokens | None = None) -> None:
         self.project = project
         self.backends = backends
         self.records: dict[Key, FunctionRecord] = {}
         self.walks = 0
         self._cached = cached or {}
+        self.tokens = tokens or RunTokens()
         self._lines = LineMap(project.edits)
         #: Cached records adopted as they are (not walked, nothing moved): kept, not rebuilt.
         self._kept: dict[Key, FunctionRecord] = {}
@@ -219,8 +251,10 @@ class Analysis:
         #: What looking each dotted name up looked at (``function`` answers from a memo).
         self._function_looks: dict[str, dict[str, set[str]]] = {}
         self._interned: dict[object, Any] = {}
-        #: Rewritten module -> the names that mean something else now (``changed_meanings``).
-        self._changed_meanings: dict[str, frozenset[str] | None] = {}
+        #: Modules whose names this run compared with the cached outline's.
+        self._compared: set[str] = set()
+        #: Kept as walked in an earlier run: that run (records walked now carry this one's).
+        self._runs: dict[Key, int] = {}
 
     # --- the fixpoint ------------------------------------------------------------------------
 
@@ -234,22 +268,24 @@ class Analysis:
         self._fixpoint()
         waiting = dict(deferred or {})
         while waiting:
-            woken = [name for name, (_, saw, looked) in waiting.items()
-                     if not saw.isdisjoint(self._differs) or not self._still_means(looked)]
+            woken = [name for name, (_, saw, looked, since) in waiting.items()
+                     if not self._saw_current(saw, since) or not self._still_means(looked, since)]
             if not woken:
                 break
             for name in woken:
-                path, _, _ = waiting.pop(name)
+                path = waiting.pop(name)[0]
                 module = self.project.add_file(path)
                 self.opened.append(module.name)
                 infos = list(module.functions.values())
                 reported.extend(infos)
                 self._start_all(infos)
             self._fixpoint()
+        for key in self._differs:
+            self.tokens.summaries[key] = self.tokens.run
         for key, facts in self._facts.items():
             self.records[key] = FunctionRecord(self._infos[key].source_hash, self._infos[key].line, facts,
                                                self._summaries.get(key, EMPTY_SUMMARY), self._seen.get(key, {}),
-                                               self._looks.get(key, ()))
+                                               self._looks.get(key, ()), self._runs.get(key, self.tokens.run))
         self.records.update(self._kept)
         return [FunctionResult(i, self._summaries.get(i.key, EMPTY_SUMMARY),
                                self._kept.get(i.key) or self._facts.get(i.key) or Facts()) for i in reported]
@@ -265,20 +301,26 @@ class Analysis:
             self._queued.discard(key)
             self._walk(self._infos[key])
 
-    def _still_means(self, looked: Looked) -> bool:
-        """Whether every name of ``looked`` finds what it found when the cache was written:
-        only the names of rewritten files are compared."""
-        project = self.project
+    def _still_means(self, looked: Looked, since: int) -> bool:
+        """Whether every name of ``looked`` finds what it found in run ``since``: none changed
+        meaning in a later run, this one included (a rewritten file's names are compared with
+        the cached outline's, once per run)."""
+        project, tokens = self.project, self.tokens
         for module_name, names in looked:
-            if project.rewritten(module_name):
-                if module_name in self._changed_meanings:
-                    changed = self._changed_meanings[module_name]
-                else:
-                    changed = self._changed_meanings[module_name] = changed_meanings(
-                        project.cached_outline(module_name), project.module(module_name))
-                if changed is None or (changed and not changed.isdisjoint(names)):
-                    return False
+            if module_name not in self._compared:
+                self._compared.add(module_name)
+                if project.rewritten(module_name):
+                    changed = changed_meanings(project.cached_outline(module_name), project.module(module_name))
+                    if changed is None or changed:
+                        tokens.names_changed(module_name, changed)
+            if not tokens.name_current(module_name, names, since):
+                return False
         return True
+
+    def _saw_current(self, saw: frozenset[Key], since: int) -> bool:
+        """Whether every summary of ``saw`` is what it was in run ``since``."""
+        changed = self.tokens.summaries
+        return saw.isdisjoint(self._differs) and all(changed.get(key, 0) <= since for key in saw)
 
     def _start(self, first: FunctionInfo) -> None:
         """First contact with a function: adopt its cached record, or queue a walk.
@@ -297,7 +339,7 @@ class Analysis:
                 record = self._carried(record, info)
             if record is None or record.source_hash != info.source_hash or record.line != info.line or any(
                     self._summaries.get(callee, seen) is not seen and self._summaries.get(callee, seen) != seen
-                    for callee, seen in record.seen.items()) or not self._still_means(record.looked):
+                    for callee, seen in record.seen.items()) or not self._still_means(record.looked, record.run):
                 self._enqueue(key)
                 continue
             if record is cached:
@@ -305,6 +347,7 @@ class Analysis:
             else:
                 self._facts[key] = record.facts
                 self._looks[key] = record.looked
+                self._runs[key] = record.run
             summary = record.summary
             self._seen[key] = dict(record.seen)
             for callee in record.seen:
@@ -333,7 +376,7 @@ class Analysis:
             return None
         if line == record.line and seen == record.seen and facts == record.facts:
             return record  # nothing it names moved (the edit is below): the record as it was
-        return FunctionRecord(record.source_hash, line, facts, summary, seen, record.looked)
+        return FunctionRecord(record.source_hash, line, facts, summary, seen, record.looked, record.run)
 
     def _info_for(self, key: Key) -> FunctionInfo | None:
         known = self._infos.get(key)
@@ -354,6 +397,7 @@ class Analysis:
     def _walk(self, info: FunctionInfo) -> None:
         key = info.key
         self._kept.pop(key, None)
+        self._runs.pop(key, None)
         self._walk_count[key] = self._walk_count.get(key, 0) + 1
         self.walks += 1
         module = self.project.module(info.module)

@@ -140,3 +140,24 @@ def test_findings_are_kept_per_module_and_recomputed_for_another_option(tree: Pa
     with_sync = check_paths(["."], config, host_sync=True)  # the same records, findings for another option
     assert shape(with_sync) == shape(check_paths(["."], config, host_sync=True, use_cache=False)) != shape(plain)
     assert shape(check_paths(["."], config)) == shape(plain) == shape(check_paths(["."], config, use_cache=False))
+
+
+def test_a_helper_changed_while_only_its_file_was_checked_reaches_its_callers_later(tree: Path) -> None:  # noqa: F811
+    config = grown(tree)
+    first = check_paths(["."], config)
+    assert any(f.message.startswith('"topk" calls "sort()"') for f in first.findings)
+    sorting = tree / "fw/_backends/mps/sorting.py"
+    # the helper's host path goes; only its own file is checked, so its caller's module is not in the run
+    edit(sorting, "    return from_numpy(np.sort(to_numpy(a)), a.dtype, a.device)\n", "    return a.sort(stable=False)\n")
+    check_paths(["fw/_backends/mps/sorting.py"], config)
+    whole = check_paths(["."], config)
+    assert shape(whole) == shape(check_paths(["."], config, use_cache=False))
+    assert not any(f.message.startswith('"topk"') for f in whole.findings)
+    # the same for a name: renamed while only its file was checked
+    edit(sorting, "    return a.sort(stable=False)\n", "    return from_numpy(np.sort(to_numpy(a)), a.dtype, a.device)\n")
+    assert shape(check_paths(["."], config)) == shape(first)
+    edit(sorting, "def sort(a, stable=False):", "def sort_values(a, stable=False):")
+    check_paths(["fw/_backends/mps/sorting.py"], config)
+    renamed = check_paths(["."], config)
+    assert shape(renamed) == shape(check_paths(["."], config, use_cache=False))
+    assert not any(f.message.startswith('"topk"') for f in renamed.findings)
