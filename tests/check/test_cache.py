@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from device_types._check import _cache, check_paths
+from device_types._check import CheckResult, _cache, check_paths
 from device_types._config import Config, load_config
 from tests.check.test_lines import edit, shape, tree  # noqa: F401 - the fixture
 
@@ -47,6 +47,21 @@ def opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(_cache, "_read", reading)
     return names
+
+
+def rechecked(config: Config) -> CheckResult:
+    """A cached check of the tree, which must print what a cold check prints."""
+    cached = check_paths(["."], config)
+    assert shape(cached) == shape(check_paths(["."], config, use_cache=False))
+    return cached
+
+
+def topk_found(tree: Path) -> tuple[Config, CheckResult, Path]:
+    """The grown tree checked once: ``topk`` falls back through ``sorting.sort``."""
+    config = grown(tree)
+    first = check_paths(["."], config)
+    assert any(f.message.startswith('"topk" calls "sort()"') for f in first.findings)
+    return config, first, tree / "fw/_backends/mps/sorting.py"
 
 
 def modules_read(names: list[str]) -> set[str]:
@@ -95,17 +110,11 @@ def test_a_recheck_opens_only_what_depends_on_the_edit(tree: Path, opened: list[
 
 
 def test_a_renamed_helper_takes_its_callers_findings_with_it(tree: Path) -> None:  # noqa: F811
-    config = grown(tree)
-    first = check_paths(["."], config)
-    assert any(f.message.startswith('"topk" calls "sort()"') for f in first.findings)
-    sorting = tree / "fw/_backends/mps/sorting.py"
+    config, first, sorting = topk_found(tree)
     edit(sorting, "def sort(a, stable=False):", "def sort_values(a, stable=False):")
-    renamed = check_paths(["."], config)
-    assert shape(renamed) == shape(check_paths(["."], config, use_cache=False))
-    assert not any(f.message.startswith('"topk"') for f in renamed.findings)  # its call names nothing now
+    assert not any(f.message.startswith('"topk"') for f in rechecked(config).findings)  # its call names nothing
     edit(sorting, "def sort_values(a, stable=False):", "def sort(a, stable=False):")  # and back
-    back = check_paths(["."], config)
-    assert shape(back) == shape(first) == shape(check_paths(["."], config, use_cache=False))
+    assert shape(rechecked(config)) == shape(first)
 
 
 def test_a_helper_defined_after_its_caller_is_seen(tree: Path) -> None:  # noqa: F811
@@ -143,21 +152,14 @@ def test_findings_are_kept_per_module_and_recomputed_for_another_option(tree: Pa
 
 
 def test_a_helper_changed_while_only_its_file_was_checked_reaches_its_callers_later(tree: Path) -> None:  # noqa: F811
-    config = grown(tree)
-    first = check_paths(["."], config)
-    assert any(f.message.startswith('"topk" calls "sort()"') for f in first.findings)
-    sorting = tree / "fw/_backends/mps/sorting.py"
+    config, first, sorting = topk_found(tree)
     # the helper's host path goes; only its own file is checked, so its caller's module is not in the run
     edit(sorting, "    return from_numpy(np.sort(to_numpy(a)), a.dtype, a.device)\n", "    return a.sort(stable=False)\n")
     check_paths(["fw/_backends/mps/sorting.py"], config)
-    whole = check_paths(["."], config)
-    assert shape(whole) == shape(check_paths(["."], config, use_cache=False))
-    assert not any(f.message.startswith('"topk"') for f in whole.findings)
+    assert not any(f.message.startswith('"topk"') for f in rechecked(config).findings)
     # the same for a name: renamed while only its file was checked
     edit(sorting, "    return a.sort(stable=False)\n", "    return from_numpy(np.sort(to_numpy(a)), a.dtype, a.device)\n")
     assert shape(check_paths(["."], config)) == shape(first)
     edit(sorting, "def sort(a, stable=False):", "def sort_values(a, stable=False):")
     check_paths(["fw/_backends/mps/sorting.py"], config)
-    renamed = check_paths(["."], config)
-    assert shape(renamed) == shape(check_paths(["."], config, use_cache=False))
-    assert not any(f.message.startswith('"topk"') for f in renamed.findings)
+    assert not any(f.message.startswith('"topk"') for f in rechecked(config).findings)
