@@ -245,6 +245,8 @@ class Analysis:
         self._differs: set[Key] = set()
         #: Deferred modules that ``run`` had to open, in order.
         self.opened: list[str] = []
+        #: Deferred modules not opened yet.
+        self._waiting: dict[str, Deferred] = {}
         #: The names the walk under way looked up, by module (None: no walk).
         self._looking: dict[str, set[str]] | None = None
         self._looks: dict[Key, Looked] = {}
@@ -264,9 +266,9 @@ class Analysis:
         since the cache, opened only once a function whose summary its records saw has a
         summary unlike the cached one (or is gone). The others keep what the cache holds."""
         reported = [info for module in modules for info in module.functions.values()]
+        waiting = self._waiting = dict(deferred or {})
         self._start_all(reported)
         self._fixpoint()
-        waiting = dict(deferred or {})
         while waiting:
             woken = [name for name, (_, saw, looked, since) in waiting.items()
                      if not self._saw_current(saw, since) or not self._still_means(looked, since)]
@@ -317,6 +319,12 @@ class Analysis:
                 return False
         return True
 
+    def _current_since(self, record: FunctionRecord) -> bool:
+        """Whether no summary ``record`` saw, and no name it looked up, changed after its walk."""
+        changed = self.tokens.summaries
+        since = record.run
+        return all(changed.get(key, 0) <= since for key in record.seen) and self._still_means(record.looked, since)
+
     def _saw_current(self, saw: frozenset[Key], since: int) -> bool:
         """Whether every summary of ``saw`` is what it was in run ``since``."""
         changed = self.tokens.summaries
@@ -339,7 +347,7 @@ class Analysis:
                 record = self._carried(record, info)
             if record is None or record.source_hash != info.source_hash or record.line != info.line or any(
                     self._summaries.get(callee, seen) is not seen and self._summaries.get(callee, seen) != seen
-                    for callee, seen in record.seen.items()) or not self._still_means(record.looked, record.run):
+                    for callee, seen in record.seen.items()) or not self._current_since(record):
                 self._enqueue(key)
                 continue
             if record is cached:
@@ -354,6 +362,8 @@ class Analysis:
                 self._callers.setdefault(callee, set()).add(key)
             self._set_summary(key, summary)
             for callee in record.seen:
+                if callee[0] in self._waiting:
+                    continue  # a deferred module: opened, and its changes passed on, once it is woken
                 callee_info = self._info_for(callee)
                 if callee_info is not None and callee not in self._infos:
                     pending.append(callee_info)

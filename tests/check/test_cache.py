@@ -101,6 +101,14 @@ def test_a_recheck_opens_only_what_depends_on_the_edit(tree: Path, opened: list[
     assert body_edit.walks == 1 and body_edit.functions == cold.functions
     assert shape(body_edit) == shape(check_paths(["."], config, use_cache=False))
 
+    ops = tree / "fw/_backends/mps/ops.py"
+    ops.write_text(ops.read_text(encoding="utf-8") + "\n\ndef extra(a):\n    return a.abs()\n", encoding="utf-8")
+    opened.clear()
+    added = check_paths(["."], config)
+    # its other functions' records are adopted; the module of the helper they call is not opened for them
+    assert modules_read(opened) == {"fw._backends.mps.ops"} and added.walks == 1
+    assert shape(added) == shape(check_paths(["."], config, use_cache=False))
+
     edit(tree / "fw/_backends/common/helpers.py", "    return a.cpu().numpy()\n", "    return a.numpy()\n")
     opened.clear()
     helper_edit = check_paths(["."], config)
