@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from .._config import Config, infer_backends
 from .._finding import Finding
 from ._findings import findings_for
-from ._project import Project, SourceProblem, discover, file_stamp, module_name_for
+from ._project import Module, Project, SourceProblem, discover, file_stamp, module_name_for
 from ._solver import Analysis, BackendMap, Deferred, FunctionResult
 
 if TYPE_CHECKING:
@@ -60,16 +60,7 @@ def _check_paths(paths: list[str], config: Config, host_sync: bool, display_root
     backends = dict(config.backends) or infer_backends([name for _, _, name in located])
     backend_map = BackendMap(replace(config, backends=backends))
     key = (host_sync, sorted(backends.items()))
-    # an unchanged file is left unopened unless something its records depend on changed
-    deferred: dict[str, Deferred] = {}
-    modules = []
-    for path, root, name in located:
-        project.add_root(root)
-        entry = _unchanged(cache, name, path, key)
-        if entry is not None:
-            deferred[name] = (entry.path, entry.saw, entry.looked, entry.checked)
-        else:
-            modules.append(project.add_file(path))
+    modules, deferred = _opened_or_deferred(located, project, cache, key)
     for module in modules:  # trees of modules that get no findings are parsed again if a walk needs them
         if backend_map.device_of(module.name) is None:
             module.tree = module.lines = None
@@ -96,6 +87,22 @@ def _check_paths(paths: list[str], config: Config, host_sync: bool, display_root
     backend_files = sum(1 for _, _, name in located if backend_map.device_of(name) is not None)
     return CheckResult(sorted(findings), problems, len(files), len(results) + sum(e.functions for e in unopened),
                        backends, analysis.walks, backend_files)
+
+
+def _opened_or_deferred(located: list[tuple[str, str, str]], project: Project, cache: _cache.CacheData | None,
+                        key: object) -> tuple[list[Module], dict[str, Deferred]]:
+    """The given files' modules, opened; but an unchanged file is left unopened (deferred)
+    unless something its records depend on changed (``Analysis.run``)."""
+    deferred: dict[str, Deferred] = {}
+    modules = []
+    for path, root, name in located:
+        project.add_root(root)
+        entry = _unchanged(cache, name, path, key)
+        if entry is not None:
+            deferred[name] = (entry.path, entry.saw, entry.looked, entry.checked)
+        else:
+            modules.append(project.add_file(path))
+    return modules, deferred
 
 
 def _unchanged(cache: _cache.CacheData | None, name: str, path: str, key: object) -> _cache.ModuleEntry | None:

@@ -233,19 +233,10 @@ def save(directory: str, old: CacheData, modules: dict[str, Module], changed: se
     try:
         _prepare(target)
         for name in sorted(written):
-            module = modules[name]
             kept = {} if name in changed else old.records_of(name)
             held = {**kept, **by_module.get(name, {})}
-            previous = old.entries.get(name)
-            held_findings = (findings or {}).get(name)
-            if held_findings is None and previous is not None and name not in changed and _same_records(old, name, held):
-                held_findings = previous.findings  # a new stamp only: the findings still hold
-            blob = f"{name}.{os.urandom(6).hex()}.pickle"
-            _write(target, blob, (module, held))
-            saw = frozenset(key for record in held.values() for key in record.seen)
-            entries[name] = ModuleEntry(module.path, module.stamp, blob, len(module.functions), saw,
-                                        _merged(record.looked for record in held.values()),
-                                        tuple(module.problems), held_findings, previous.checked if previous else 0)
+            entries[name] = _write_module(target, modules[name], held, old, (findings or {}).get(name),
+                                          name in changed)
         for name in checked:
             entry = entries.get(name)
             if entry is not None:
@@ -260,6 +251,20 @@ def save(directory: str, old: CacheData, modules: dict[str, Module], changed: se
                 os.remove(os.path.join(target, stale))
     except OSError:
         pass
+
+
+def _write_module(target: str, module: Module, records: dict[str, FunctionRecord], old: CacheData,
+                  findings: Findings | None, changed: bool) -> ModuleEntry:
+    """``module``'s file (its outline and ``records``), and its line for the index."""
+    previous = old.entries.get(module.name)
+    if findings is None and previous is not None and not changed and _same_records(old, module.name, records):
+        findings = previous.findings  # a new stamp only: the findings still hold
+    blob = f"{module.name}.{os.urandom(6).hex()}.pickle"
+    _write(target, blob, (module, records))
+    saw = frozenset(key for record in records.values() for key in record.seen)
+    return ModuleEntry(module.path, module.stamp, blob, len(module.functions), saw,
+                       _merged(record.looked for record in records.values()), tuple(module.problems), findings,
+                       previous.checked if previous is not None else 0)
 
 
 def _merged(parts: Iterable[Looked]) -> Looked:
