@@ -24,7 +24,7 @@ from ._conditions import ALWAYS, NEVER, Binding, Condition, conjoin, disjoin, su
 from ._guards import GuardReader, parameter_names
 from ._project import FunctionInfo, import_bindings
 from ._summary import EMPTY_SUMMARY, FallbackPath, Hop, Summary
-from ._values import COMPUTED, Atom, EMPTY, ArrayOf, HostOnly, LoopFilled, Param, ReadOf, Root, Value, as_scalar, is_host, params, roots
+from ._values import COMPUTED, Atom, EMPTY, ArrayOf, HostOnly, LoopFilled, Param, ReadOf, Root, Value, as_scalar, is_host, params, root_fields, roots
 
 __all__ = ["Facts", "FunctionInfo", "Resolver", "interpret"]
 
@@ -930,7 +930,8 @@ def _text(node: ast.AST) -> str:
 
 
 def _root_rank(root: Root) -> tuple[object, ...]:
-    return len(root.chain), root.chain, root.origin or ("", 0, ""), root.line, root.column, root.what, root.kind
+    return len(root.chain), root.chain, root.origin or ("", 0, ""), root.line, root.column, root.what, root.kind, \
+        root_fields(root)
 
 
 def _terminates(body: list[ast.stmt]) -> bool:

@@ -27,7 +27,7 @@ from ._interpret import Facts, interpret
 from ._lines import LineMap, Unmappable
 from ._project import Def, FunctionInfo, Module, Project, changed_meanings
 from ._summary import EMPTY_SUMMARY, FallbackPath, Hop, Summary
-from ._values import Param, ReadOf, Root, roots
+from ._values import Param, ReadOf, Root, root_fields, roots
 
 __all__ = ["Analysis", "BackendMap", "Deferred", "FunctionRecord", "FunctionResult", "RunTokens", "root_order"]
 
@@ -73,10 +73,10 @@ class RunTokens:
         return changed.get("*", 0) <= since and all(changed.get(name, 0) <= since for name in names)
 
 
-def root_order(root: Root) -> tuple[bool, int, int, bool]:
+def root_order(root: Root) -> tuple[object, ...]:
     """First root first, at one site a readback before a host build (it is the cause); a
     loop-filled container only when nothing stronger explains the path."""
-    return root.weak, root.line, root.column, root.kind != "read"
+    return root.weak, root.line, root.column, root.kind != "read", root_fields(root)
 
 
 class FunctionRecord:
@@ -234,7 +234,9 @@ class Analysis:
         self._summaries: dict[Key, Summary] = {}
         self._facts: dict[Key, Facts] = {}
         self._seen: dict[Key, dict[Key, Summary]] = {}
-        self._callers: dict[Key, set[Key]] = {}
+        #: callee -> its callers, in the order they met it (a dict: a set's order would make
+        #: the order of walks, and so their number, change from process to process)
+        self._callers: dict[Key, dict[Key, None]] = {}
         self._infos: dict[Key, FunctionInfo] = {}
         self._walk_count: dict[Key, int] = {}
         self._queue: deque[Key] = deque()
@@ -359,7 +361,7 @@ class Analysis:
             summary = record.summary
             self._seen[key] = dict(record.seen)
             for callee in record.seen:
-                self._callers.setdefault(callee, set()).add(key)
+                self._callers.setdefault(callee, {})[key] = None
             self._set_summary(key, summary)
             for callee in record.seen:
                 if callee[0] in self._waiting:
@@ -496,7 +498,7 @@ class Analysis:
         self._start(callee)
         summary = self._summaries.get(callee.key, EMPTY_SUMMARY)
         if self._current is not None:
-            self._callers.setdefault(callee.key, set()).add(self._current)
+            self._callers.setdefault(callee.key, {})[self._current] = None
             self._seen.setdefault(self._current, {})[callee.key] = summary
         return summary
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal, Union
 
 __all__ = ["ArrayOf", "COMPUTED", "EMPTY", "Computed", "HostOnly", "LoopFilled", "Param", "ReadOf", "Root", "Value", "as_scalar", "is_host",
-           "params", "roots"]
+           "params", "root_fields", "roots"]
 
 #: ``read``: device data copied to the host; ``built``: array data made on the host.
 RootKind = Literal["read", "built"]
@@ -96,6 +96,14 @@ COMPUTED = Computed()
 Atom = Union[Root, Param, ReadOf, HostOnly, LoopFilled, ArrayOf, Computed]
 Value = frozenset[Atom]
 EMPTY: Value = frozenset()
+
+
+def root_fields(root: Root) -> tuple[object, ...]:
+    """Every field of ``root``, comparable: the last key of any order of roots, so that two
+    roots at one site never tie (a tie would leave the order to a set's, which changes from
+    process to process: ``hash(None)`` does on Python 3.11)."""
+    return (root.kind, root.code, root.what, root.path, root.line, root.column, root.chain,
+            root.origin or ("", 0, ""), -1 if root.param is None else root.param, root.scalar, root.weak, root.steps)
 
 
 def roots(value: Value) -> list[Root]:
