@@ -4,14 +4,14 @@ interpreted against compiled, in CPU time, against ``ast.parse`` of the same fil
     .venv/bin/python benchmarks/mypyc_probe/probe.py [--rounds 5]
 
 A measurement, not a build we ship (docs/performance.md, "The check compiled with mypyc").
-It copies ``device_types/`` twice into a temporary directory, applies ``engine.patch`` to
-both (the changes mypyc needs: a class-level alias made a def, two annotations, pickling
+It extracts ``device_types/`` as it was at commit ``ee59530`` (``git archive``) twice into a
+temporary directory, applies ``engine.patch`` to both (the changes mypyc needs: a class-level alias made a def, two annotations, pickling
 through constructors, a plain property for a ``cached_property``; they keep pure Python
 correct), compiles the engine's eight modules of one copy with mypyc (a few minutes; needs
 a C compiler), checks that both print the same findings, then runs, interleaved, the cold
 check (``--no-cache``) with each copy and ``ast.parse`` of the same files (as
-``lsp_bench.py`` measures it). The patch was made against the engine at ``ee59530``; a
-later engine may need it refreshed.
+``lsp_bench.py`` measures it). To measure a later engine, refresh the patch and
+``ENGINE_AT``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -35,8 +34,17 @@ from benchmarks.lsp_bench import CHECKED, PARSE, build  # noqa: E402
 ENGINE = ["_interpret", "_guards", "_conditions", "_values", "_solver", "_summary", "_project", "_lines"]
 
 
+#: The engine the patch was made against (later engines may need it refreshed).
+ENGINE_AT = "ee59530"
+
+
 def copy_engine(dest: Path) -> Path:
-    shutil.copytree(REPO / "device_types", dest / "device_types", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    """``device_types/`` as it was at ``ENGINE_AT``, patched, in ``dest``."""
+    dest.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", ENGINE_AT, "device_types"], capture_output=True)
+    if archive.returncode != 0:
+        raise SystemExit(f"git archive {ENGINE_AT} failed (a shallow clone?): {archive.stderr.decode()[-500:]}")
+    subprocess.run(["tar", "-x"], input=archive.stdout, cwd=dest, check=True)
     subprocess.run(["patch", "-s", "-p1", "-i", str(HERE / "engine.patch")], cwd=dest, check=True)
     return dest
 

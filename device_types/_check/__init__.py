@@ -3,8 +3,10 @@
 Data flow: ``_project`` (files, modules, imports) -> ``_interpret`` (one function's host data,
 read through the op-semantics table) -> ``_solver`` (summaries across functions and
 modules, to a fixpoint) -> ``_findings`` (one finding per fallback path) -> ``_baseline`` /
-``_inventory`` -> ``device_types._report`` (text, JSON, SARIF, GitHub). Exit status: 0 clean,
-1 findings, 2 usage, configuration or unreadable input (one line, never a traceback).
+``_inventory`` -> ``device_types._report`` (text, JSON, SARIF, GitHub). Between runs,
+``_cache`` keeps each module's outline and its functions' ``_records``, so that a re-check
+walks only what an edit reached. Exit status: 0 clean, 1 findings, 2 usage, configuration or
+unreadable input (one line, never a traceback).
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from .._config import Config, infer_backends
 from .._finding import Finding
 from ._findings import findings_for
 from ._project import Module, Project, SourceProblem, discover, file_stamp, module_name_for
-from ._solver import Analysis, BackendMap, Deferred, FunctionResult
+from ._records import Deferred
+from ._solver import Analysis, BackendMap, FunctionResult
 
 if TYPE_CHECKING:
     from . import _cache

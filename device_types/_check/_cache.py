@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from .._config import Config
 from .._finding import Finding
 from ._project import Module, SourceProblem, changed_meanings
-from ._solver import FunctionRecord, Key, Looked, RunTokens
+from ._records import FunctionRecord, Key, Looked, RunTokens
 
 __all__ = ["CACHE_DIR", "CacheData", "ModuleEntry", "check_settings", "fingerprint", "load", "save"]
 

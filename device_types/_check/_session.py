@@ -17,7 +17,8 @@ from .._config import Config
 from . import _cache
 from ._findings import Finding, findings_for
 from ._project import FunctionInfo, Module, Project, SourceProblem, discover, gc_paused, module_name_for
-from ._solver import Analysis, BackendMap, FunctionRecord, Key
+from ._records import FunctionRecord, Key
+from ._solver import Analysis, BackendMap
 
 __all__ = ["CheckSession", "SessionRun"]
 
