@@ -166,15 +166,35 @@ def gc_paused() -> Iterator[None]:
 
 
 def module_name_for(path: str) -> tuple[str, str]:
-    """(search root, dotted module name) of a ``.py`` file, from its ``__init__.py`` parents."""
+    """(search root, dotted module name) of a ``.py`` file, from its ``__init__.py`` parents.
+
+    A directory without ``__init__.py`` inside a package is a namespace portion of it (PEP
+    420: ``pkg/_backends/mps/ops.py`` imports as ``pkg._backends.mps.ops`` with no
+    ``mps/__init__.py``), so it does not end the package, unless it is a project's own top
+    (``_PROJECT_MARKERS``); a namespace package at the top has no marker to find its root
+    by, and its files are named from their own directory."""
     path = os.path.abspath(path)
     directory, filename = os.path.split(path)
     stem = filename[:-3] if filename.endswith(".py") else filename
     parts = [] if stem == "__init__" else [stem]
-    while os.path.isfile(os.path.join(directory, "__init__.py")):
+    while _in_package(directory):
         directory, package = os.path.split(directory)
         parts.insert(0, package)
     return directory, ".".join(parts)
+
+
+#: A directory holding one of these is a project's top: never a namespace portion of the
+#: package around it (a test project kept inside another project's tests, say).
+_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
+
+
+def _in_package(directory: str) -> bool:
+    """A package's directory, or a namespace portion of the package above it."""
+    if os.path.isfile(os.path.join(directory, "__init__.py")):
+        return True
+    parent = os.path.dirname(directory)
+    return parent != directory and os.path.isfile(os.path.join(parent, "__init__.py")) and not any(
+        os.path.isfile(os.path.join(directory, marker)) for marker in _PROJECT_MARKERS)
 
 
 def discover(paths: Iterable[str]) -> tuple[list[str], list[SourceProblem]]:

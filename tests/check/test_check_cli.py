@@ -267,3 +267,18 @@ def test_a_closed_pipe_is_not_a_traceback(project: Path) -> None:
                           cwd=project, capture_output=True, text=True,
                           env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
     assert "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_a_backend_directory_without_init_inside_a_package_is_checked(tmp_path: Path) -> None:
+    """PEP 420: ``pkg/_backends/mps/`` with no ``__init__.py`` still imports as
+    ``pkg._backends.mps``; its files are named so, and the configured backend finds them."""
+    (tmp_path / "pyproject.toml").write_text('[tool.device_types]\nbackends = { "pkg._backends.mps" = "mps" }\n')
+    backend = tmp_path / "pkg/_backends/mps"
+    backend.mkdir(parents=True)
+    (tmp_path / "pkg/__init__.py").write_text("")
+    (tmp_path / "pkg/_backends/__init__.py").write_text("")
+    (backend / "ops.py").write_text("def add(a, b):\n    return from_numpy(a.cpu().numpy() + b.cpu().numpy())\n")
+    run = run_check("--no-cache", "pkg", cwd=tmp_path)
+    assert run.returncode == 1, run.stderr
+    assert run.stdout.startswith('pkg/_backends/mps/ops.py:2: "add" reads tensor data to the host with ".cpu()" '
+                                 "and computes its result there inside the mps backend (pkg._backends.mps);")
