@@ -149,8 +149,11 @@ def _simplified(condition: Condition) -> Condition:
     changed = True
     while changed and len(current) > 1:
         changed = False
-        for a in list(current):
-            for b in list(current):
+        # in a fixed order: which pairs merge first decides the form printed, and a set's
+        # order changes from process to process
+        ordered = sorted(current, key=_conjunction_key)
+        for a in ordered:
+            for b in ordered:
                 if a is b or a not in current or b not in current:
                     continue
                 if a < b:
@@ -174,6 +177,11 @@ def _simplified(condition: Condition) -> Condition:
                     current.add(_tidied(frozenset(merged)))
                     changed = True
     return frozenset(current)
+
+
+def _conjunction_key(conjunction: Conjunction) -> list[tuple[str, bool, tuple[object, ...]]]:
+    return sorted((repr(t.subject), t.positive, (0,) if t.values is None else (1, *sorted(map(repr, t.values))))
+                  for t in conjunction)
 
 
 def _tidied(conjunction: Conjunction) -> Conjunction:
