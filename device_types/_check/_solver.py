@@ -166,7 +166,7 @@ class Analysis:
         self._queue: deque[Key] = deque()
         self._queued: set[Key] = set()
         self._current: Key | None = None
-        #: Functions whose summary is not the cached one (or which are gone): what deferred
+        #: Functions whose summary is not the cached one this run: what deferred
         #: modules are woken by.
         self._differs: set[Key] = set()
         #: Deferred modules that ``run`` had to open, in order.
