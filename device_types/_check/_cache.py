@@ -123,6 +123,8 @@ class _Outlines(Mapping[str, Module]):
         return held[0]
 
     def __contains__(self, name: object) -> bool:
+        """Whether the cache knew the module, read or not (its file may turn out unreadable,
+        and ``get`` then gives None): what ``Project.rewritten`` asks of a module that is gone."""
         return name in self._cache.entries
 
     def get(self, name: str, default: Module | None = None) -> Module | None:  # type: ignore[override]

@@ -267,8 +267,7 @@ class Project:
 
     def add_file(self, path: str) -> Module:
         root, name = module_name_for(path)
-        if root not in self.roots:
-            self.roots.append(root)
+        self.add_root(root)
         return self.modules.get(name) or self._load(name, os.path.abspath(path))
 
     def module(self, name: str) -> Module | None:
@@ -568,8 +567,10 @@ def meaning(module: Module | None, name: str) -> object:
 def changed_meanings(old: Module | None, new: Module | None) -> frozenset[str] | None:
     """The names (as ``meaning`` takes them) that mean something else in ``new`` than in
     ``old``; None when any name may (the module came or went, or its star imports changed)."""
+    if old is None and new is None:
+        return frozenset()
     if old is None or new is None or old.star_imports != new.star_imports:
-        return None if (old is None) != (new is None) or old is not None else frozenset()
+        return None
     changed: set[str] = set()
     for table in ("defs", "imports", "aliases"):  # a patched outline shares these with the old one
         if getattr(old, table) is not getattr(new, table):

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import pickle
+from collections.abc import Iterable
 from typing import Any
 
 from ._interpret import Facts
@@ -40,6 +41,11 @@ class RunTokens:
         changed = self.names.setdefault(module, {})
         for name in names if names is not None else ("*",):
             changed[name] = self.run
+
+    def summaries_current(self, keys: Iterable[Key], since: int) -> bool:
+        """Whether no summary of ``keys`` changed after run ``since``."""
+        changed = self.summaries
+        return all(changed.get(key, 0) <= since for key in keys)
 
     def name_current(self, module: str, names: tuple[str, ...], since: int) -> bool:
         changed = self.names.get(module)

@@ -189,8 +189,8 @@ class Analysis:
     def run(self, modules: list[Module], deferred: Mapping[str, Deferred] | None = None) -> list[FunctionResult]:
         """Results for every function of ``modules``, and of each ``deferred`` module that
         had to be opened (``opened``): a deferred module is one whose file did not change
-        since the cache, opened only once a function whose summary its records saw has a
-        summary unlike the cached one (or is gone). The others keep what the cache holds."""
+        since the cache, opened only once a summary its records saw, or a name they looked
+        up, changed after its last check. The others keep what the cache holds."""
         reported = [info for module in modules for info in module.functions.values()]
         waiting = self._waiting = dict(deferred or {})
         self._start_all(reported)
@@ -247,14 +247,11 @@ class Analysis:
 
     def _current_since(self, record: FunctionRecord) -> bool:
         """Whether no summary ``record`` saw, and no name it looked up, changed after its walk."""
-        changed = self.tokens.summaries
-        since = record.run
-        return all(changed.get(key, 0) <= since for key in record.seen) and self._still_means(record.looked, since)
+        return self.tokens.summaries_current(record.seen, record.run) and self._still_means(record.looked, record.run)
 
     def _saw_current(self, saw: frozenset[Key], since: int) -> bool:
-        """Whether every summary of ``saw`` is what it was in run ``since``."""
-        changed = self.tokens.summaries
-        return saw.isdisjoint(self._differs) and all(changed.get(key, 0) <= since for key in saw)
+        """Whether every summary of ``saw`` is what it was in run ``since``, this run included."""
+        return saw.isdisjoint(self._differs) and self.tokens.summaries_current(saw, since)
 
     def _start(self, first: FunctionInfo) -> None:
         """First contact with a function: adopt its cached record, or queue a walk.
