@@ -1,6 +1,7 @@
 """One function, abstractly executed: where host data starts, where it goes.
 
-The walk takes both arms of every branch (loop bodies twice), so a host path taken only for
+The walk takes both arms of every branch (a loop's body again while what one iteration leaves
+reaches the next), so a host path taken only for
 some dtypes or chips is seen; it also keeps the condition under which the current statement
 runs (``_guards`` reads the ``if`` tests, ``assert``s and early returns over the parameters),
 and every root, sink and call of a falling-back function records it, so a caller can tell
@@ -31,6 +32,8 @@ __all__ = ["Facts", "FunctionInfo", "Resolver", "interpret"]
 _TRANSFER_METHODS = frozenset(sem.FIXED_TRANSFERS) | sem.TARGET_TRANSFERS
 _COMPREHENSION = "<comprehension>"
 _RANGE = "<range>"
+#: The most times a loop's body is walked: values only grow, and a third pass is rarely needed.
+_LOOP_PASSES = 3
 
 
 class Resolver(Protocol):
@@ -139,6 +142,12 @@ class _Walker:
         self._tests: dict[int, tuple[Condition, Condition]] = {}
         #: Loop variables over containers (``for item in keys``): appending them collects, not computes.
         self.items: set[str] = set()
+        #: Names bound to a call that names a device (``torch.eye(4, device=d)``): tensors there.
+        self._on_device: set[str] = set()
+        #: name -> roots it holds only because they were written into it (``contain``)
+        self._contained: dict[str, Value] = {}
+        #: id of a loop -> the names its body reads (``_reads_any``)
+        self._reads: dict[int, frozenset[str]] = {}
 
     def sunk(self, root: Root, how: str, when: Condition | None = None) -> None:
         """``root`` reaches the device as (part of) a result: a fallback path, taken when ``when``."""
@@ -169,7 +178,7 @@ class _Walker:
 
     def _test(self, test: ast.expr) -> tuple[Condition, Condition]:
         # an ``if``'s test is read for its arms and again for the rest of its block (and a
-        # loop's body is walked twice): read once per walk
+        # loop's body may be walked more than once): read once per walk
         known = self._tests.get(id(test))
         if known is None:
             known = self._tests[id(test)] = self.guards.test(test) if self.guards is not None else (ALWAYS, ALWAYS)
@@ -196,13 +205,20 @@ class _Walker:
             value = self.expr(node.value, env)
             for target in node.targets:
                 self.assign(target, value, env)
+                if isinstance(target, ast.Name) and isinstance(node.value, ast.Call) and _targets_device(node.value):
+                    self._on_device.add(target.id)
         elif isinstance(node, ast.AnnAssign):
             if node.value is not None:
                 self.assign(node.target, self.expr(node.value, env), env)
+                if isinstance(node.target, ast.Name) and isinstance(node.value, ast.Call) and _targets_device(node.value):
+                    self._on_device.add(node.target.id)
         elif isinstance(node, ast.AugAssign):
             value = self.expr(node.value, env)
             current = self.expr(node.target, env)
-            self.write_into(current, node.target, "an in-place update", value)
+            if isinstance(node.target, ast.Subscript):
+                self.write_element(node.target, self.expr(node.target.value, env), value, env, "an in-place update")
+            else:
+                self.write_into(current, _base_name(node.target), "an in-place update", value)
             self.assign(node.target, current | value, env, augment=True)
         elif isinstance(node, ast.Return):
             if node.value is not None:
@@ -222,7 +238,7 @@ class _Walker:
         elif isinstance(node, ast.While):
             self.expr(node.test, env)
             self.loops += 1
-            self.branches([node.body, node.body, node.orelse], env)
+            self.loop(node, env)
             self.loops -= 1
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             items = self.expr(node.iter, env)
@@ -230,7 +246,7 @@ class _Walker:
             if isinstance(node.target, ast.Name) and not _counts(node.iter, self.vocab):
                 self.items.add(node.target.id)
             self.loops += 1
-            self.branches([node.body, node.body, node.orelse], env)
+            self.loop(node, env)
             self.loops -= 1
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
@@ -260,6 +276,32 @@ class _Walker:
                 if isinstance(target, ast.Name):
                     env.pop(target.id, None)
 
+    def loop(self, node: ast.For | ast.AsyncFor | ast.While, env: dict[str, Value]) -> None:
+        """A loop's body, walked again while what an iteration leaves grows a value the body
+        reads (``acc = x.numpy()`` at its end reaches ``torch.tensor(acc)`` at its start
+        in the next iteration), at most ``_LOOP_PASSES`` times; then its ``else``. After
+        it, each name holds what it held before the loop or after any iteration."""
+        head = env
+        for _ in range(_LOOP_PASSES):
+            body_env = dict(head)
+            self.block(node.body, body_env)
+            if _exits(node.body):  # every iteration returns or raises: nothing carried
+                break
+            grown = [name for name, value in body_env.items()
+                     if value is not head.get(name) and not value <= head.get(name, EMPTY)]
+            if not grown:
+                break
+            head = dict(head)
+            for name in grown:
+                head[name] = head.get(name, EMPTY) | body_env[name]
+            if not _reads_any(node, grown, self._reads):
+                break
+            if isinstance(node, ast.While):
+                self.expr(node.test, head)
+        if head is not env:
+            env.update(head)
+        self.branches([node.orelse], env)
+
     def branches(self, arms: list[list[ast.stmt]], env: dict[str, Value],
                  guard: tuple[str, int] | None = None, paths: list[Condition] | None = None) -> None:
         """Walk each arm from the same state and join. ``guard`` = (name, arm index): in that
@@ -284,6 +326,11 @@ class _Walker:
 
     def assign(self, target: ast.expr, value: Value, env: dict[str, Value], augment: bool = False) -> None:
         if isinstance(target, ast.Name):
+            if augment:
+                self.contain(target.id, env.get(target.id, EMPTY), value)
+            else:
+                self._contained.pop(target.id, None)
+                self._on_device.discard(target.id)
             env[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:
@@ -291,10 +338,11 @@ class _Walker:
         elif isinstance(target, ast.Subscript):
             container = self.expr(target.value, env)
             self.expr(target.slice, env)
-            if not augment:
-                self.write_into(container, target, "an element write", value)
             base = _base_name(target.value)
+            if not augment:
+                self.write_element(target, container, value, env, "an element write")
             if base is not None and value:
+                self.contain(base, env.get(base, EMPTY), value)
                 env[base] = env.get(base, EMPTY) | value
         elif isinstance(target, ast.Attribute):
             self.expr(target.value, env)
@@ -320,15 +368,37 @@ class _Walker:
         else:
             self.facts.maybe_uploaded_params |= params(value)
 
+    def write_element(self, target: ast.Subscript, container: Value, value: Value, env: dict[str, Value],
+                      how: str) -> None:
+        """``target = value`` (or ``+=``) into ``container``: host data written into a tensor
+        made on the device is uploaded (``dev = torch.eye(4, device=d); dev[0, 2] = xs.tolist()[0]``);
+        into host data, it is ``write_into``. Only a name bound to a call that names a device
+        is known to be a tensor there: a parameter or another call's result may be a list."""
+        base = _base_name(target.value)
+        if isinstance(target.value, ast.Name) and target.value.id in self._on_device:
+            self.sink(value, "writes the host data into a device tensor")
+            return
+        self.write_into(container, base, how, value)
+
+    def contain(self, base: str, current: Value, value: Value) -> None:
+        """``value`` is written into (or appended to) what ``base`` holds (``current``): its
+        roots are data ``base`` contains, not memory it views (``out[i] = arr`` copies)."""
+        own = frozenset(roots(current)) - self._contained.get(base, EMPTY)
+        added = frozenset(roots(value)) - own
+        if added:
+            self._contained[base] = self._contained.get(base, EMPTY) | added
+
     def _loop_roots(self, value: Value) -> list[Root]:
         return [self._root_at(a.line, a.column, "built", _filled_what(a.name)) for a in value if isinstance(a, LoopFilled)]
 
-    def write_into(self, container: Value, node: ast.AST | None, how: str, value: Value = EMPTY) -> None:
+    def write_into(self, container: Value, base: str | None, how: str, value: Value = EMPTY) -> None:
         """A write into host data: when that data is a view of a device tensor, it is the tensor
-        (and whatever host data is written lands in it)."""
+        (and whatever host data is written lands in it). ``base``: the name written through;
+        data it holds only because it was written into it (``contain``) is not what it views."""
         # a Python scalar read back is a value, not a view of the tensor's memory
         # (``magnitude *= -1.0`` rebinds it)
-        read = [r for r in roots(container) if r.kind == "read" and not r.scalar]
+        held = self._contained.get(base, EMPTY) if base is not None else EMPTY
+        read = [r for r in roots(container) if r.kind == "read" and not r.scalar and r not in held]
         if not read:
             return
         for root in (*read, *roots(value)):
@@ -517,10 +587,11 @@ class _Walker:
             return self.readback(node, receiver, f'".{name}()"', codes.READBACK)
         if is_host(receiver) or _is_rng(receiver):
             if name in self.vocab.host_in_place_methods:
-                self.write_into(receiver, node, f'".{name}()"')
+                self.write_into(receiver, _base_name(func.value), f'".{name}()"')
             if name in self.vocab.container_add_methods:
                 base = _base_name(func.value)
                 if base is not None:
+                    self.contain(base, env.get(base, EMPTY), all_args)
                     env[base] = env.get(base, EMPTY) | all_args
             self.out_argument(kwargs)
             computed = frozenset({COMPUTED}) if name not in self.vocab.host_conversions and name not in self.vocab.container_add_methods else EMPTY
@@ -530,6 +601,7 @@ class _Walker:
             if base is not None:
                 computes = self.loops and not all(self._collected(a) for a in node.args)
                 filled = frozenset({LoopFilled(base, node.lineno, node.col_offset)}) if computes else EMPTY
+                self.contain(base, env.get(base, EMPTY), all_args)
                 env[base] = env.get(base, EMPTY) | all_args | filled
             return EMPTY
         if name in self.vocab.passthrough_methods:
@@ -685,7 +757,7 @@ class _Walker:
             return EMPTY
         self.out_argument(kwargs)
         if last == "copyto" and args:
-            self.write_into(args[0], node, '"copyto()"')
+            self.write_into(args[0], _base_name(node.args[0]), '"copyto()"')
         if any(module == m or module.startswith(m + ".") for m in self.vocab.host_rng_modules) or dotted in self.vocab.host_rng_modules:
             return all_args | self.built(node, f'host RNG "{dotted}()"')
         if module.partition(".")[0] == "numpy" and last in self.vocab.host_array_builders:
@@ -936,6 +1008,21 @@ def _root_rank(root: Root) -> tuple[object, ...]:
 
 def _terminates(body: list[ast.stmt]) -> bool:
     return bool(body) and isinstance(body[-1], (ast.Raise, ast.Return, ast.Continue, ast.Break))
+
+
+def _exits(body: list[ast.stmt]) -> bool:
+    """Whether ``body`` ends in a return or raise (a ``continue`` or ``break`` goes on)."""
+    return bool(body) and isinstance(body[-1], (ast.Raise, ast.Return))
+
+
+def _reads_any(node: ast.For | ast.AsyncFor | ast.While, names: list[str], memo: dict[int, frozenset[str]]) -> bool:
+    """Whether the body (or the test) of loop ``node`` reads one of ``names``."""
+    reads = memo.get(id(node))
+    if reads is None:
+        parts: list[ast.AST] = [*node.body, node.test] if isinstance(node, ast.While) else list(node.body)
+        reads = memo[id(node)] = frozenset(n.id for part in parts for n in ast.walk(part)
+                                           if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store))
+    return not reads.isdisjoint(names)
 
 
 def _host_guard(test: ast.expr) -> tuple[str, int] | None:

@@ -133,3 +133,58 @@ def host_sync_only(a, index):
 
 def to_numpy_private(t):
     return t._numpy_view()
+
+
+def running_max(a, n):
+    """What one iteration leaves reaches the next: the host copy made at the end of the body
+    is uploaded at its start."""
+    previous = None
+    out = a
+    for _ in range(n):
+        if previous is not None:
+            out = from_numpy(previous, a.dtype, a.device)
+        previous = to_numpy(out).cumsum()  # E: device-readback
+    return out
+
+
+def running_max_on_device(a, n):
+    """The same loop with the host copy only used for the loop's bound: nothing uploaded."""
+    bound = n
+    out = a
+    for _ in range(bound):
+        out = kernels.cummax(out)
+        bound = to_numpy(out).shape[0]
+    return out
+
+
+def pad_rows(rows, width):
+    """A host array filled row by row, then uploaded: the rows are copied into it, it views
+    none of them (the second write is not a write into the first row's tensor)."""
+    first = to_numpy(rows[0])  # E: device-readback
+    out = np.zeros((len(rows), width), dtype=np.float32)
+    for index in range(len(rows)):
+        out[index, : first.shape[0]] = first
+        out[index, first.shape[0]:] = 0.0
+    return from_numpy(out, rows[0].dtype, rows[0].device)
+
+
+def rescale_in_place(a, scale):
+    """A host view of the tensor written through: still a write into the tensor."""
+    view = to_numpy(a)  # E: device-readback
+    view[:] = view * scale
+    return a
+
+
+def scatter_offsets(a, offsets):
+    """Offsets read back, then written element by element into a tensor made on the device."""
+    table = kernels.empty(len(a.shape), device=a.device)
+    host = offsets.tolist()  # E: device-readback
+    for index, value in enumerate(host):
+        table[index] = value
+    return kernels.index_select(a, table)
+
+
+def record_shapes(a, sizes):
+    """A host value written into a list that came in: no tensor is written."""
+    sizes[0] = to_numpy(a).shape
+    return kernels.index_select(a, a)
