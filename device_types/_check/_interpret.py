@@ -146,8 +146,8 @@ class _Walker:
         self._on_device: set[str] = set()
         #: name -> roots it holds only because they were written into it (``contain``)
         self._contained: dict[str, Value] = {}
-        #: id of a loop -> the names its body reads (``_reads_any``)
-        self._reads: dict[int, frozenset[str]] = {}
+        #: id of a loop -> what its body reads before assigning, and only writes into (``_loop_reads``)
+        self._loop_reads: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
 
     def sunk(self, root: Root, how: str, when: Condition | None = None) -> None:
         """``root`` reaches the device as (part of) a result: a fallback path, taken when ``when``."""
@@ -277,10 +277,11 @@ class _Walker:
                     env.pop(target.id, None)
 
     def loop(self, node: ast.For | ast.AsyncFor | ast.While, env: dict[str, Value]) -> None:
-        """A loop's body, walked again while what an iteration leaves grows a value the body
-        reads (``acc = x.numpy()`` at its end reaches ``torch.tensor(acc)`` at its start
-        in the next iteration), at most ``_LOOP_PASSES`` times; then its ``else``. After
-        it, each name holds what it held before the loop or after any iteration."""
+        """A loop's body, walked again while what an iteration leaves grows a value that the
+        next iteration reads before it assigns it (``acc = x.numpy()`` at the end of the
+        body reaches ``torch.tensor(acc)`` at its start), at most ``_LOOP_PASSES`` times;
+        then its ``else``. After it, each name holds what it held before the loop or after
+        any iteration."""
         head = env
         for _ in range(_LOOP_PASSES):
             body_env = dict(head)
@@ -291,16 +292,36 @@ class _Walker:
                      if value is not head.get(name) and not value <= head.get(name, EMPTY)]
             if not grown:
                 break
+            carried = self._carried(node, grown, head, body_env)
             head = dict(head)
             for name in grown:
                 head[name] = head.get(name, EMPTY) | body_env[name]
-            if not _reads_any(node, grown, self._reads):
+            if not carried:
                 break
             if isinstance(node, ast.While):
                 self.expr(node.test, head)
         if head is not env:
             env.update(head)
         self.branches([node.orelse], env)
+
+    def _carried(self, node: ast.For | ast.AsyncFor | ast.While, grown: list[str], head: dict[str, Value],
+                 body_env: dict[str, Value]) -> bool:
+        """Whether the next iteration sees a value of ``grown`` that this one did not: one it
+        reads before assigning it, or a view of a tensor newly held by a name that it only
+        writes into (``arr[i] = v``: what ``arr`` merely holds is not what it views)."""
+        known = self._loop_reads.get(id(node))
+        if known is None:
+            known = self._loop_reads[id(node)] = _loop_reads(node, self.vocab.container_add_methods)
+        reads, bases = known
+        for name in grown:
+            if name in reads:
+                return True
+            if name in bases:
+                before, held = head.get(name, EMPTY), self._contained.get(name, EMPTY)
+                if any(r.kind == "read" and not r.scalar and r not in held and r not in before
+                       for r in roots(body_env[name])):
+                    return True
+        return False
 
     def branches(self, arms: list[list[ast.stmt]], env: dict[str, Value],
                  guard: tuple[str, int] | None = None, paths: list[Condition] | None = None) -> None:
@@ -1015,14 +1036,110 @@ def _exits(body: list[ast.stmt]) -> bool:
     return bool(body) and isinstance(body[-1], (ast.Raise, ast.Return))
 
 
-def _reads_any(node: ast.For | ast.AsyncFor | ast.While, names: list[str], memo: dict[int, frozenset[str]]) -> bool:
-    """Whether the body (or the test) of loop ``node`` reads one of ``names``."""
-    reads = memo.get(id(node))
-    if reads is None:
-        parts: list[ast.AST] = [*node.body, node.test] if isinstance(node, ast.While) else list(node.body)
-        reads = memo[id(node)] = frozenset(n.id for part in parts for n in ast.walk(part)
-                                           if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store))
-    return not reads.isdisjoint(names)
+def _loop_reads(node: ast.For | ast.AsyncFor | ast.While, adds: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The names an iteration of ``node`` reads before it assigns them (the test of a
+    ``while`` included), and the names it only writes into (``arr[i] = v``, ``self.x = v``,
+    ``parts.append(v)`` with ``adds`` the container methods that add), as the walk sees
+    them: an assignment in the block's own sequence replaces the value, one in an arm of a
+    branch joins it."""
+    reads: set[str] = set()
+    bases: set[str] = set()
+    if isinstance(node, ast.While):
+        reads |= _loads(node.test)
+    _exposed(node.body, set(), reads, bases, adds)
+    return frozenset(reads), frozenset(bases - reads)
+
+
+def _exposed(body: list[ast.stmt], assigned: set[str], reads: set[str], bases: set[str],
+             adds: frozenset[str]) -> set[str]:
+    """Adds to ``reads`` the names ``body`` reads that are not in ``assigned`` (assigned
+    before it in the same sequence), and to ``bases`` those it writes into; returns
+    ``assigned`` with what ``body``'s own sequence assigns."""
+    assigned = set(assigned)
+
+    def read(node: ast.AST | None) -> None:
+        if node is not None:
+            reads.update(_loads(node) - assigned)
+
+    def target(node: ast.expr) -> None:
+        if isinstance(node, ast.Name):
+            assigned.add(node.id)
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            for element in node.elts:
+                target(element)
+        elif isinstance(node, ast.Starred):
+            target(node.value)
+        elif isinstance(node, (ast.Subscript, ast.Attribute)):
+            if isinstance(node, ast.Subscript):
+                read(node.slice)
+            if isinstance(node.value, ast.Name):
+                if node.value.id not in assigned:
+                    bases.add(node.value.id)
+            else:
+                read(node.value)
+
+    for stmt in body:
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            read(stmt.value)
+            if stmt.value is not None:
+                for each in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                    target(each)
+        elif isinstance(stmt, ast.AugAssign):
+            read(stmt.value)
+            if isinstance(stmt.target, ast.Name):
+                read(stmt.target)
+            else:
+                target(stmt.target)
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            read(stmt.iter)
+            _exposed(stmt.body, assigned | _names(stmt.target), reads, bases, adds)
+            _exposed(stmt.orelse, assigned, reads, bases, adds)
+        elif isinstance(stmt, ast.While):
+            read(stmt.test)
+            _exposed(stmt.body, assigned, reads, bases, adds)
+            _exposed(stmt.orelse, assigned, reads, bases, adds)
+        elif isinstance(stmt, ast.If):
+            read(stmt.test)
+            _exposed(stmt.body, assigned, reads, bases, adds)
+            _exposed(stmt.orelse, assigned, reads, bases, adds)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                read(item.context_expr)
+                if item.optional_vars is not None:
+                    target(item.optional_vars)
+            assigned = _exposed(stmt.body, assigned, reads, bases, adds)
+        elif isinstance(stmt, ast.Try) or stmt.__class__.__name__ == "TryStar":
+            assigned = _exposed(stmt.body, assigned, reads, bases, adds)  # type: ignore[attr-defined]
+            for handler in stmt.handlers:  # type: ignore[attr-defined]
+                read(handler.type)
+                _exposed(handler.body, assigned, reads, bases, adds)
+            _exposed(stmt.orelse, assigned, reads, bases, adds)  # type: ignore[attr-defined]
+            assigned = _exposed(stmt.finalbody, assigned, reads, bases, adds)  # type: ignore[attr-defined]
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            assigned.add(stmt.name)  # the walk does not enter a nested def: it only rebinds the name
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(
+                stmt.value.func, ast.Attribute) and stmt.value.func.attr in adds and isinstance(stmt.value.func.value, ast.Name):
+            # ``parts.append(v)``: what ``parts`` holds only decides what the (unused) call returns
+            target(stmt.value.func)
+            for argument in (*stmt.value.args, *stmt.value.keywords):
+                read(argument)
+        elif isinstance(stmt, ast.Delete):
+            for each in stmt.targets:
+                if isinstance(each, ast.Name):
+                    assigned.add(each.id)
+                else:
+                    read(each)
+        else:  # return, raise, an expression, assert, match, ...: everything it mentions
+            read(stmt)
+    return assigned
+
+
+def _loads(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
+
+
+def _names(node: ast.expr) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
 def _host_guard(test: ast.expr) -> tuple[str, int] | None:
