@@ -275,10 +275,10 @@ class Analysis:
                 continue
             if record is cached:
                 self._kept[key] = record  # its facts stay pickled unless a walk or a finding needs them
-            else:
+            else:  # moved by an edit above it: what it saw is checked as of this run, and says so
                 self._facts[key] = record.facts
                 self._looks[key] = record.looked
-                self._runs[key] = record.run
+                self._runs[key] = self.tokens.run
             summary = record.summary
             self._seen[key] = dict(record.seen)
             for callee in record.seen:

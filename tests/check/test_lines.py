@@ -90,6 +90,21 @@ def recheck(tree: Path) -> tuple[CheckResult, CheckResult]:
     return check_paths(["."], config), check_paths(["."], config, use_cache=False)
 
 
+def test_a_second_edit_above_a_helper_still_moves_its_callers_without_walking_them(tree: Path) -> None:
+    """The callers moved by the first edit were checked against the moved summary in that
+    run: the second edit, which moves it again, needs no walk of them either."""
+    config = load_config(str(tree / "pyproject.toml"))
+    check_paths(["."], config)
+    edit(tree / "fw/_backends/mps/sorting.py", "    return a.abs()\n", "    b = a\n    return b.abs()\n")
+    assert check_paths(["."], config).walks == 1
+    edit(tree / "fw/_backends/mps/sorting.py", "    b = a\n    return b.abs()\n", "    return a.abs()\n")
+    cached, cold = recheck(tree)
+    assert cached.walks == 1  # "unrelated" alone again: "topk" and "stable_topk" moved back
+    assert shape(cached) == shape(cold)
+    topk = next(f for f in cached.findings if f.line == 5 and f.path.endswith("ops.py"))
+    assert [(Path(h.path).name, h.line) for h in topk.hops] == [("ops.py", 5), ("sorting.py", 13)]
+
+
 def test_a_line_inserted_above_a_helper_moves_its_callers_findings_without_walking_them(tree: Path) -> None:
     config = load_config(str(tree / "pyproject.toml"))
     first = check_paths(["."], config)
