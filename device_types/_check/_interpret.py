@@ -246,7 +246,7 @@ class _Walker:
             if isinstance(node.target, ast.Name) and not _counts(node.iter, self.vocab):
                 self.items.add(node.target.id)
             self.loops += 1
-            self.loop(node, env)
+            self.loop(node, env, _elements(items))
             self.loops -= 1
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
@@ -276,15 +276,17 @@ class _Walker:
                 if isinstance(target, ast.Name):
                     env.pop(target.id, None)
 
-    def loop(self, node: ast.For | ast.AsyncFor | ast.While, env: dict[str, Value]) -> None:
+    def loop(self, node: ast.For | ast.AsyncFor | ast.While, env: dict[str, Value], element: Value = EMPTY) -> None:
         """A loop's body, walked again while what an iteration leaves grows a value that the
         next iteration reads before it assigns it (``acc = x.numpy()`` at the end of the
         body reaches ``torch.tensor(acc)`` at its start), at most ``_LOOP_PASSES`` times;
         then its ``else``. After it, each name holds what it held before the loop or after
-        any iteration."""
+        any iteration. ``element``: what a ``for`` binds its target to, at each iteration."""
         head = env
-        for _ in range(_LOOP_PASSES):
+        for walked in range(_LOOP_PASSES):
             body_env = dict(head)
+            if walked and not isinstance(node, ast.While):  # (the first time, the caller bound it)
+                self.assign(node.target, element, body_env)
             self.block(node.body, body_env)
             if _exits(node.body):  # every iteration returns or raises: nothing carried
                 break
@@ -1046,7 +1048,7 @@ def _loop_reads(node: ast.For | ast.AsyncFor | ast.While, adds: frozenset[str]) 
     bases: set[str] = set()
     if isinstance(node, ast.While):
         reads |= _loads(node.test)
-    _exposed(node.body, set(), reads, bases, adds)
+    _exposed(node.body, set() if isinstance(node, ast.While) else _names(node.target), reads, bases, adds)
     return frozenset(reads), frozenset(bases - reads)
 
 
@@ -1138,8 +1140,9 @@ def _loads(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
 
 
-def _names(node: ast.expr) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+def _names(target: ast.expr) -> set[str]:
+    """The names a ``for`` target binds (``i, (a, b)``; not the ``a`` of ``a[i]``)."""
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
 def _host_guard(test: ast.expr) -> tuple[str, int] | None:
