@@ -1048,6 +1048,8 @@ def _loop_reads(node: ast.For | ast.AsyncFor | ast.While, adds: frozenset[str]) 
     bases: set[str] = set()
     if isinstance(node, ast.While):
         reads |= _loads(node.test)
+    else:
+        _target_reads(node.target, set(), reads, bases)
     _exposed(node.body, set() if isinstance(node, ast.While) else _names(node.target), reads, bases, adds)
     return frozenset(reads), frozenset(bases - reads)
 
@@ -1064,21 +1066,8 @@ def _exposed(body: list[ast.stmt], assigned: set[str], reads: set[str], bases: s
             reads.update(_loads(node) - assigned)
 
     def target(node: ast.expr) -> None:
-        if isinstance(node, ast.Name):
-            assigned.add(node.id)
-        elif isinstance(node, (ast.Tuple, ast.List)):
-            for element in node.elts:
-                target(element)
-        elif isinstance(node, ast.Starred):
-            target(node.value)
-        elif isinstance(node, (ast.Subscript, ast.Attribute)):
-            if isinstance(node, ast.Subscript):
-                read(node.slice)
-            if isinstance(node.value, ast.Name):
-                if node.value.id not in assigned:
-                    bases.add(node.value.id)
-            else:
-                read(node.value)
+        _target_reads(node, assigned, reads, bases)
+        assigned.update(_names(node))
 
     for stmt in body:
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
@@ -1094,6 +1083,7 @@ def _exposed(body: list[ast.stmt], assigned: set[str], reads: set[str], bases: s
                 target(stmt.target)
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             read(stmt.iter)
+            _target_reads(stmt.target, assigned, reads, bases)
             _exposed(stmt.body, assigned | _names(stmt.target), reads, bases, adds)
             _exposed(stmt.orelse, assigned, reads, bases, adds)
         elif isinstance(stmt, ast.While):
@@ -1134,6 +1124,23 @@ def _exposed(body: list[ast.stmt], assigned: set[str], reads: set[str], bases: s
         else:  # return, raise, an expression, assert, match, ...: everything it mentions
             read(stmt)
     return assigned
+
+
+def _target_reads(target: ast.expr, assigned: set[str], reads: set[str], bases: set[str]) -> None:
+    """What assigning to ``target`` reads (``k`` in ``a[k] = v``) and writes into (``a``)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            _target_reads(element, assigned, reads, bases)
+    elif isinstance(target, ast.Starred):
+        _target_reads(target.value, assigned, reads, bases)
+    elif isinstance(target, (ast.Subscript, ast.Attribute)):
+        if isinstance(target, ast.Subscript):
+            reads.update(_loads(target.slice) - assigned)
+        if isinstance(target.value, ast.Name):
+            if target.value.id not in assigned:
+                bases.add(target.value.id)
+        else:
+            reads.update(_loads(target.value) - assigned)
 
 
 def _loads(node: ast.AST) -> set[str]:
