@@ -399,7 +399,7 @@ class _Walker:
         is known to be a tensor there: a parameter or another call's result may be a list."""
         base = _base_name(target.value)
         if isinstance(target.value, ast.Name) and target.value.id in self._on_device:
-            self.sink(value, "writes the host data into a device tensor")
+            self.sink(value, "writes it into a device tensor")
             return
         self.write_into(container, base, how, value)
 

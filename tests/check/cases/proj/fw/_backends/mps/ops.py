@@ -209,3 +209,10 @@ def accumulate_rows(a, rows):
                 a = from_numpy(total, a.dtype, a.device)
         total = to_numpy(row).sum(axis=0)  # E: device-readback
     return a
+
+
+def offsets_table(a, n):
+    """Offsets built on the host, then written into a tensor made on the device."""
+    table = kernels.empty(n, device=a.device)
+    table[:] = np.arange(n)  # E: device-numpy
+    return kernels.index_select(a, table)
