@@ -1,4 +1,4 @@
-"""How the walk takes a loop (``_interpret._Walker.loop``): its body again only while one
+"""How the walk takes a loop (``_interpret._Walker.loop``, ``_carried``): its body again only while one
 iteration leaves the next a value it reads before assigning it, so a nest of loops that
 carries nothing is walked once, not twice per level; the carried cases themselves are in
 the case project (``running_max``, ``clear_previous``, ``accumulate_rows``)."""
@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 
 from device_types._check import _interpret, check_paths
+from device_types._check._carried import loop_reads
 from device_types._config import load_config
 
 
 def _reads(source: str) -> tuple[set[str], set[str]]:
     loop = ast.parse(source).body[0]
     assert isinstance(loop, (ast.For, ast.While))
-    reads, bases = _interpret._loop_reads(loop, frozenset({"append"}))
+    reads, bases = loop_reads(loop, frozenset({"append"}))
     return set(reads), set(bases)
 
 
