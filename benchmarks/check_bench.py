@@ -322,7 +322,9 @@ def main(argv: list[str] | None = None) -> list[Row]:
     parser.add_argument("--mypy-python", help="a Python with mypy installed (default: .venv/bin/python)")
     parser.add_argument("--no-mypy", action="store_true", help="skip the mypy rows")
     args = parser.parse_args(argv)
-    mypy_python = None if args.no_mypy else (args.mypy_python or default_mypy_python())
+    # absolute, not resolved: the runs change directory, and a venv's python is a symlink
+    given = os.path.abspath(args.mypy_python) if args.mypy_python else None
+    mypy_python = None if args.no_mypy else (given or default_mypy_python())
     if not args.no_mypy and mypy_python is None:
         raise SystemExit("no Python with mypy found: pass --mypy-python or --no-mypy")
     checker = Checker()
