@@ -181,8 +181,6 @@ class Analysis:
         self._interned: dict[object, Any] = {}
         #: Modules whose names this run compared with the cached outline's.
         self._compared: set[str] = set()
-        #: Kept as walked in an earlier run: that run (records walked now carry this one's).
-        self._runs: dict[Key, int] = {}
 
     # --- the fixpoint ------------------------------------------------------------------------
 
@@ -210,10 +208,10 @@ class Analysis:
             self._fixpoint()
         for key in self._differs:
             self.tokens.summaries[key] = self.tokens.run
-        for key, facts in self._facts.items():
+        for key, facts in self._facts.items():  # walked or moved: checked as of this run
             self.records[key] = FunctionRecord(self._infos[key].source_hash, self._infos[key].line, facts,
                                                self._summaries.get(key, EMPTY_SUMMARY), self._seen.get(key, {}),
-                                               self._looks.get(key, ()), self._runs.get(key, self.tokens.run))
+                                               self._looks.get(key, ()), self.tokens.run)
         self.records.update(self._kept)
         return [FunctionResult(i, self._summaries.get(i.key, EMPTY_SUMMARY),
                                self._kept.get(i.key) or self._facts.get(i.key) or Facts()) for i in reported]
@@ -275,10 +273,9 @@ class Analysis:
                 continue
             if record is cached:
                 self._kept[key] = record  # its facts stay pickled unless a walk or a finding needs them
-            else:  # moved by an edit above it: what it saw is checked as of this run, and says so
+            else:  # moved by an edit above it: what it saw was checked as of this run, so it is dated by it
                 self._facts[key] = record.facts
                 self._looks[key] = record.looked
-                self._runs[key] = self.tokens.run
             summary = record.summary
             self._seen[key] = dict(record.seen)
             for callee in record.seen:
@@ -330,7 +327,6 @@ class Analysis:
     def _walk(self, info: FunctionInfo) -> None:
         key = info.key
         self._kept.pop(key, None)
-        self._runs.pop(key, None)
         self._walk_count[key] = self._walk_count.get(key, 0) + 1
         self.walks += 1
         module = self.project.module(info.module)
