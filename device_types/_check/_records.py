@@ -72,7 +72,7 @@ class FunctionRecord:
         #: The names its walk looked up, by module (``_project.meaning``): valid while each
         #: means what it meant.
         self.looked = looked
-        #: The run its walk was made in (``RunTokens``).
+        #: The run that made it: walked it, or moved it and checked what it saw (``RunTokens``).
         self.run = run
         self._facts: Facts | None = facts
         self._pickled: bytes | None = None
