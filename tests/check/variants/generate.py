@@ -78,6 +78,20 @@ CPU_SPELLINGS = [
     ("to_framework_device", '.to(vfw.device("cpu")), the framework\'s device object', "", 'a.to(vfw.device("cpu"))'),
     ("to_module_device", '.to(HOST), module constant HOST = torch.device("cpu")', "", "a.to(HOST)"),
     ("to_kw_module_const", '.to(device=CPU), module constant', "", "a.to(device=CPU)"),
+    ("to_imported_const", '.to(HOST_NAME), a constant imported from vfw.constants', "", "a.to(HOST_NAME)"),
+    ("to_kw_torch_device", '.to(device=torch.device("cpu"))', "", 'a.to(device=torch.device("cpu"))'),
+]
+
+#: every way the host result reaches the device (or is returned as the op's output): (name, transformation, statement over h)
+UPLOADS = [
+    ("to_kw_device", ".to(device=a.device)", "return (h * 2.0).to(device=a.device)"),
+    ("to_local_device", ".to(dev), dev = a.device bound first", "return (h * 2.0).to(dev)"),
+    ("to_backend_name", '.to("mps")', 'return (h * 2.0).to("mps")'),
+    ("to_with_dtype", ".to(a.device, a.dtype)", "return (h * 2.0).to(a.device, a.dtype)"),
+    ("tensor_factory", "vfw.tensor(..., device=a.device)", "return vfw.tensor(h * 2.0, device=a.device)"),
+    ("torch_as_tensor", "torch.as_tensor(..., device=a.device)", "return torch.as_tensor(h * 2.0, device=a.device)"),
+    ("from_numpy", "from_numpy(..., a.device)", "return from_numpy((h * 2.0).numpy(), a.dtype, a.device)"),
+    ("returned", "the host result returned as the op's output (no upload)", "return h * 2.0"),
 ]
 
 ROUNDTRIP_IMPORTS = """
@@ -92,6 +106,8 @@ ROUNDTRIP_IMPORTS = """
 
     from . import activations, kernels
     from ..common.convert import from_numpy, to_numpy
+
+    from vfw.constants import CPU as HOST_NAME
 
     CPU = "cpu"
     HOST = torch.device("cpu")
@@ -112,6 +128,13 @@ def relu_roundtrip() -> Module:
         m.add("scale_rt", f"operators in the middle, CPU target {transform}", "fallback", f"""
             def scale_rt_{name}(a):{setup_line}
                 return ({host} * 2.0 + 1.0).to(a.device)  # E: readback
+        """)
+    for name, transform, upload in UPLOADS:
+        dev = "\n                dev = a.device" if "dev)" in upload else ""
+        m.add("scale_rt", f"upload spelled {transform}", "fallback", f"""
+            def scale_up_{name}(a):{dev}
+                h = a.cpu()  # E: readback
+                {upload}
         """)
     for name, transform, _setup, host in (CPU_SPELLINGS[1], CPU_SPELLINGS[2], CPU_SPELLINGS[3]):
         m.add("softmax_rt", f"F.softmax, CPU target {transform}", "fallback", f"""
@@ -488,6 +511,8 @@ def index_maps() -> Module:
     """Seed ``index_map``: an index map built on the host and uploaded (fallback); shapes built
     the same ways and only used as shapes (metadata, clean)."""
     m = Module("npu/index.py", "Index maps built on the host (fallbacks) and shapes built alike (metadata).", """
+        import random
+
         import numpy as np
 
         import vfw
@@ -532,6 +557,33 @@ def index_maps() -> Module:
             idx = np.arange(n) * stride  # E: numpy
             return kernels.gather(a, from_numpy(idx, None, a.device))
     """)
+    m.add("host_result", "arange's values appended in a for loop", "fallback", """
+        def arange_loop(n, device):
+            values = []
+            for i in range(n):
+                values.append(float(i))  # E: numpy
+            return from_numpy(np.array(values), None, device)
+    """)
+    m.add("host_result", "arange's values by a comprehension", "fallback", """
+        def arange_comprehension(n, device):
+            values = [float(i) for i in range(n)]  # E: numpy
+            return from_numpy(np.array(values), None, device)
+    """)
+    m.add("host_result", "arange's values by np.arange", "fallback", """
+        def arange_numpy(n, device):
+            return from_numpy(np.arange(n, dtype=np.float32), None, device)  # E: numpy
+    """)
+    m.add("host_result", "randperm shuffled by Python's random", "fallback", """
+        def randperm(n, device):
+            perm = list(range(n))  # E: numpy
+            random.shuffle(perm)
+            return from_numpy(np.array(perm), None, device)
+    """)
+    m.add("user_index", "a user's slice expanded to indices (the user's own index data)", "clean", """
+        def getitem_slice(a, key):
+            idx = list(range(*key.indices(a.shape[0])))
+            return kernels.gather(a, from_numpy(np.array(idx), None, a.device))
+    """)
     m.add("index_map", "made on the device (kernels.arange)", "clean", """
         def index_map_on_device(a, n, stride):
             idx = kernels.arange(n, device=a.device)
@@ -566,6 +618,20 @@ def index_maps() -> Module:
             padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
             out_shape = []
             for dims in zip(*padded):
+                out_shape.append(max(dims))
+            out = kernels.empty(tuple(out_shape), dtype=a.dtype, device=a.device)
+            return kernels.where(cond, a, b, out)
+    """)
+    m.add("broadcast_shape", "nested loops: dims collected per axis, right-aligned, then max", "clean", """
+        def where_nested_loops(cond, a, b):
+            shapes = [cond.shape, a.shape, b.shape]
+            ndim = max(len(s) for s in shapes)
+            out_shape = []
+            for i in range(ndim):
+                dims = []
+                for s in shapes:
+                    j = i - (ndim - len(s))
+                    dims.append(s[j] if j >= 0 else 1)
                 out_shape.append(max(dims))
             out = kernels.empty(tuple(out_shape), dtype=a.dtype, device=a.device)
             return kernels.where(cond, a, b, out)

@@ -12,6 +12,8 @@ from vfw.functional import empty_like, exp, log, mul, relu
 from . import activations, kernels
 from ..common.convert import from_numpy, to_numpy
 
+from vfw.constants import CPU as HOST_NAME
+
 CPU = "cpu"
 HOST = torch.device("cpu")
 

@@ -12,6 +12,8 @@ from vfw.functional import empty_like, exp, log, mul, relu
 from . import activations, kernels
 from ..common.convert import from_numpy, to_numpy
 
+from vfw.constants import CPU as HOST_NAME
+
 CPU = "cpu"
 HOST = torch.device("cpu")
 
@@ -67,6 +69,16 @@ def relu_rt_to_kw_module_const(a):
     return relu(a.to(device=CPU)).to(a.device)  # E: readback
 
 
+# relu_rt / CPU target .to(HOST_NAME), a constant imported from vfw.constants [fallback]
+def relu_rt_to_imported_const(a):
+    return relu(a.to(HOST_NAME)).to(a.device)  # E: readback
+
+
+# relu_rt / CPU target .to(device=torch.device("cpu")) [fallback]
+def relu_rt_to_kw_torch_device(a):
+    return relu(a.to(device=torch.device("cpu"))).to(a.device)  # E: readback
+
+
 # scale_rt / operators in the middle, CPU target .cpu() [fallback]
 def scale_rt_cpu_method(a):
     return (a.cpu() * 2.0 + 1.0).to(a.device)  # E: readback
@@ -116,6 +128,65 @@ def scale_rt_to_module_device(a):
 # scale_rt / operators in the middle, CPU target .to(device=CPU), module constant [fallback]
 def scale_rt_to_kw_module_const(a):
     return (a.to(device=CPU) * 2.0 + 1.0).to(a.device)  # E: readback
+
+
+# scale_rt / operators in the middle, CPU target .to(HOST_NAME), a constant imported from vfw.constants [fallback]
+def scale_rt_to_imported_const(a):
+    return (a.to(HOST_NAME) * 2.0 + 1.0).to(a.device)  # E: readback
+
+
+# scale_rt / operators in the middle, CPU target .to(device=torch.device("cpu")) [fallback]
+def scale_rt_to_kw_torch_device(a):
+    return (a.to(device=torch.device("cpu")) * 2.0 + 1.0).to(a.device)  # E: readback
+
+
+# scale_rt / upload spelled .to(device=a.device) [fallback]
+def scale_up_to_kw_device(a):
+    h = a.cpu()  # E: readback
+    return (h * 2.0).to(device=a.device)
+
+
+# scale_rt / upload spelled .to(dev), dev = a.device bound first [fallback]
+def scale_up_to_local_device(a):
+    dev = a.device
+    h = a.cpu()  # E: readback
+    return (h * 2.0).to(dev)
+
+
+# scale_rt / upload spelled .to("mps") [fallback]
+def scale_up_to_backend_name(a):
+    h = a.cpu()  # E: readback
+    return (h * 2.0).to("mps")
+
+
+# scale_rt / upload spelled .to(a.device, a.dtype) [fallback]
+def scale_up_to_with_dtype(a):
+    h = a.cpu()  # E: readback
+    return (h * 2.0).to(a.device, a.dtype)
+
+
+# scale_rt / upload spelled vfw.tensor(..., device=a.device) [fallback]
+def scale_up_tensor_factory(a):
+    h = a.cpu()  # E: readback
+    return vfw.tensor(h * 2.0, device=a.device)
+
+
+# scale_rt / upload spelled torch.as_tensor(..., device=a.device) [fallback]
+def scale_up_torch_as_tensor(a):
+    h = a.cpu()  # E: readback
+    return torch.as_tensor(h * 2.0, device=a.device)
+
+
+# scale_rt / upload spelled from_numpy(..., a.device) [fallback]
+def scale_up_from_numpy(a):
+    h = a.cpu()  # E: readback
+    return from_numpy((h * 2.0).numpy(), a.dtype, a.device)
+
+
+# scale_rt / upload spelled the host result returned as the op's output (no upload) [fallback]
+def scale_up_returned(a):
+    h = a.cpu()  # E: readback
+    return h * 2.0
 
 
 # softmax_rt / F.softmax, CPU target .to("cpu") [fallback]

@@ -1,0 +1,2 @@
+"""The framework's named devices."""
+CPU = "cpu"
