@@ -33,6 +33,8 @@ LIST_FACTORY = ("issue 24: a list built on the host, uploaded by the framework's
                 "vfw.tensor(idx).to(dev)), is not seen as an upload: nothing is found")
 USER_DATA_LOOP = ("issue 24: the user's data converted in a comprehension is read as a host-built list "
                   "(device-numpy on creation from user data)")
+SETITEM_LOOP = ("issue 24: a host loop that copies elements between device tensors by setitem/getitem at read-back "
+                "indices (out[i] = a[int(idx[i])]) is not host computation of the result: only a host sync")
 USER_SLICE = ("issue 24: a user's slice expanded to indices (list(range(*key.indices(n)))) is read as "
               "host-built index data (device-numpy)")
 CPU_GUARD = ("issue 24: a CPU guard spelled through a module constant or a device object "
@@ -63,6 +65,8 @@ WRONG: dict[str, str] = {
     "index_map_comprehension_to": LIST_FACTORY,
     "as_tensor": USER_DATA_LOOP,
     "getitem_slice": USER_SLICE,
+    "gather_soc_setitem": SETITEM_LOOP,
+    "checked_gather_const": CPU_CONSTANT.replace("nothing is found", "the host sync is missed"),
     "relu_any_device_type_const": CPU_GUARD,
     "relu_any_device_device_object": CPU_GUARD,
 }

@@ -772,6 +772,143 @@ def syncs() -> Module:
                     raise IndexError("index out of range")
             return kernels.gather(a, index)
     """)
+    m.add("host_sync", ".item() for a loop count, in an except handler", "host-sync", """
+        def repeat_steps_fallback(a, count):
+            try:
+                return kernels.launch("repeat", a, count)
+            except RuntimeError:
+                steps = int(count.item())  # E: host-sync
+                for _ in range(steps):
+                    a = kernels.step(a)
+                return a
+    """)
+    m.add("host_sync", ".item() for a loop count, in a method", "host-sync", """
+        class Stepper:
+            def run(self, a, count):
+                for _ in range(int(count.item())):  # E: host-sync
+                    a = kernels.step(a)
+                return a
+    """)
+    m.add("host_sync", "index bounds validated through .to(CPU), a module constant", "host-sync", """
+        def checked_gather_const(a, index):
+            if bool((index.to(CPU) < 0).any()):  # E: host-sync
+                raise IndexError("negative index")
+            return kernels.gather(a, index)
+    """)
+    m.add("host_sync", 'a count read through .to("cpu:0") to size the output', "host-sync", """
+        def masked_select_cpu0(a, mask):
+            n = int(mask.sum().to("cpu:0"))  # E: host-sync
+            out = kernels.empty((n,), dtype=a.dtype, device=a.device)
+            return kernels.launch("masked_select", a, mask, out)
+    """)
+    return m
+
+
+def soc() -> Module:
+    """Seed ``gather_soc`` (issue 24's newer form of the chip-specific gather): the index read
+    back, then device-to-device copies addressed from a host loop; the ops that call it."""
+    m = Module("npu/soc.py", "Host loops that drive device copies from read-back addresses, and their callers.", """
+        import itertools
+
+        import numpy as np
+
+        from . import aclnn, runtime
+        from .runtime import copy_to_host as d2h
+        from ..common.convert import from_numpy, to_numpy
+    """)
+    m.add("gather_soc", "a range loop over the index read back with to_numpy", "fallback", """
+        def gather_soc_range(a, dim, index):
+            idx = to_numpy(index)  # E: readback
+            out = aclnn.empty(index.shape, a.dtype, a.device)
+            for i in range(index.numel()):
+                runtime.memcpy_d2d(out.data_ptr() + i * a.itemsize, a.data_ptr() + int(idx[i]) * a.itemsize, a.itemsize)
+            return out
+    """)
+    m.add("gather_soc", "a loop over np.ndindex(idx.shape)", "fallback", """
+        def gather_soc_ndindex(a, dim, index):
+            idx = to_numpy(index)  # E: readback
+            out = aclnn.empty(index.shape, a.dtype, a.device)
+            for pos in np.ndindex(idx.shape):
+                flat = int(np.ravel_multi_index(pos, idx.shape))
+                runtime.memcpy_d2d(out.data_ptr() + flat * a.itemsize, a.data_ptr() + int(idx[pos]) * a.itemsize,
+                                   a.itemsize)
+            return out
+    """)
+    m.add("gather_soc", 'a loop over enumerate(index.to("cpu").tolist())', "fallback", """
+        def gather_soc_enumerate(a, dim, index):
+            out = aclnn.empty(index.shape, a.dtype, a.device)
+            for i, j in enumerate(index.to("cpu").tolist()):  # E: readback
+                runtime.memcpy_d2d(out.data_ptr() + i * a.itemsize, a.data_ptr() + j * a.itemsize, a.itemsize)
+            return out
+    """)
+    m.add("gather_soc", "the index read back by the runtime's D2H helper, imported as d2h", "fallback", """
+        def gather_soc_d2h(a, dim, index):
+            idx = d2h(index)  # E: readback
+            out = aclnn.empty(index.shape, a.dtype, a.device)
+            for i in range(index.numel()):
+                runtime.memcpy_d2d(out.data_ptr() + i * a.itemsize, a.data_ptr() + int(idx[i]) * a.itemsize, a.itemsize)
+            return out
+    """)
+    m.add("gather_soc", "a loop over itertools.product of the index's ranges", "fallback", """
+        def gather_soc_product(a, dim, index):
+            idx = to_numpy(index)  # E: readback
+            out = aclnn.empty(index.shape, a.dtype, a.device)
+            for flat, pos in enumerate(itertools.product(*[range(n) for n in idx.shape])):
+                runtime.memcpy_d2d(out.data_ptr() + flat * a.itemsize, a.data_ptr() + int(idx[pos]) * a.itemsize,
+                                   a.itemsize)
+            return out
+    """)
+    m.add("gather_soc", "each element copied by a helper that wraps the D2D memcpy", "fallback", """
+        def gather_soc_helper(a, dim, index):
+            idx = to_numpy(index)  # E: readback
+            out = aclnn.empty(index.shape, a.dtype, a.device)
+            for i in range(index.numel()):
+                _copy_element(out, i, a, int(idx[i]))
+            return out
+    """)
+    m.add("gather_soc", "the element-copy helper", "support", """
+        def _copy_element(dst, i, src, j):
+            runtime.memcpy_d2d(dst.data_ptr() + i * dst.itemsize, src.data_ptr() + j * src.itemsize, src.itemsize)
+    """)
+    m.add("gather_soc", "each element copied by device setitem/getitem", "fallback", """
+        def gather_soc_setitem(a, dim, index):
+            idx = to_numpy(index)  # E: readback
+            out = aclnn.empty(index.shape, a.dtype, a.device)
+            for i in range(index.numel()):
+                out[i] = a[int(idx[i])]
+            return out
+    """)
+    m.add("gather_soc", "the caller: the SoC branch of gather", "fallback", """
+        def gather(a, dim, index):
+            if runtime.use_soc_fallback("gather"):
+                return gather_soc_ndindex(a, dim, index)  # E: indirect
+            return aclnn.gather(a, dim, index)
+    """)
+    m.add("gather_soc", "the caller's caller: index_select", "fallback", """
+        def index_select(a, dim, index):
+            return gather(a, dim, index)  # E: indirect
+    """)
+    m.add("gather_soc", "a device gather only (the fixed op)", "clean", """
+        def take(a, dim, index):
+            return aclnn.gather(a, dim, index)
+    """)
+    m.add("sigmoid_np", "read back by the runtime's D2H helper", "fallback", """
+        def sigmoid_d2h(a):
+            host = runtime.copy_to_host(a)  # E: readback
+            return from_numpy(1.0 / (1.0 + np.exp(-host)), a.dtype, a.device)
+    """)
+    m.add("sigmoid_np", "read back by the D2H helper renamed by import (d2h)", "fallback", """
+        def sigmoid_d2h_renamed(a):
+            host = d2h(a)  # E: readback
+            return from_numpy(1.0 / (1.0 + np.exp(-host)), a.dtype, a.device)
+    """)
+    m.add("nonzero_soc", "nonzero on the host on one chip only", "fallback", """
+        def nonzero(a):
+            if not runtime.use_soc_fallback("nonzero"):
+                return aclnn.nonzero(a)
+            host = d2h(a)  # E: readback
+            return from_numpy(np.stack(np.nonzero(host), axis=-1), "int64", a.device)
+    """)
     return m
 
 
@@ -793,7 +930,7 @@ def cpu_calls() -> Module:
 
 def modules() -> list[Module]:
     return [relu_roundtrip(), middles(), softplus(), contexts(), copies(), *helpers(), *indirect(), index_maps(),
-            metadata(), creation(), syncs(), cpu_calls()]
+            metadata(), creation(), syncs(), soc(), cpu_calls()]
 
 
 def render() -> dict[str, str]:

@@ -34,3 +34,36 @@ def checked_index_select(a, index):
         if i >= a.shape[0]:
             raise IndexError("index out of range")
     return kernels.gather(a, index)
+
+
+# host_sync / .item() for a loop count, in an except handler [host-sync]
+def repeat_steps_fallback(a, count):
+    try:
+        return kernels.launch("repeat", a, count)
+    except RuntimeError:
+        steps = int(count.item())  # E: host-sync
+        for _ in range(steps):
+            a = kernels.step(a)
+        return a
+
+
+# host_sync / .item() for a loop count, in a method [host-sync]
+class Stepper:
+    def run(self, a, count):
+        for _ in range(int(count.item())):  # E: host-sync
+            a = kernels.step(a)
+        return a
+
+
+# host_sync / index bounds validated through .to(CPU), a module constant [host-sync]
+def checked_gather_const(a, index):
+    if bool((index.to(CPU) < 0).any()):  # E: host-sync
+        raise IndexError("negative index")
+    return kernels.gather(a, index)
+
+
+# host_sync / a count read through .to("cpu:0") to size the output [host-sync]
+def masked_select_cpu0(a, mask):
+    n = int(mask.sum().to("cpu:0"))  # E: host-sync
+    out = kernels.empty((n,), dtype=a.dtype, device=a.device)
+    return kernels.launch("masked_select", a, mask, out)
