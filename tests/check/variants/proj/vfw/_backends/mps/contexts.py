@@ -6,13 +6,12 @@ import torch
 import fastmath
 import vfw
 from vfw import functional as F
+from vfw.constants import CPU as HOST_NAME
 from vfw.dtypes import int64
 from vfw.functional import empty_like, exp, log, mul, relu
 
 from . import activations, kernels
 from ..common.convert import from_numpy, to_numpy
-
-from vfw.constants import CPU as HOST_NAME
 
 CPU = "cpu"
 HOST = torch.device("cpu")

@@ -6,13 +6,12 @@ import torch
 import fastmath
 import vfw
 from vfw import functional as F
+from vfw.constants import CPU as HOST_NAME
 from vfw.dtypes import int64
 from vfw.functional import empty_like, exp, log, mul, relu
 
 from . import activations, kernels
 from ..common.convert import from_numpy, to_numpy
-
-from vfw.constants import CPU as HOST_NAME
 
 CPU = "cpu"
 HOST = torch.device("cpu")
@@ -36,6 +35,16 @@ def mid_backend_op(a):
 # relu_rt / middle: the backend package's own op activations.relu on device data (no readback) [clean]
 def mid_backend_op_on_device(a):
     return activations.relu(a).to(a.device)
+
+
+# relu_rt / middle: the backend's op that allocates its output on its input's device (activations.gelu) [fallback]
+def mid_backend_alloc_op(a):
+    return activations.gelu(a.cpu()).to(a.device)  # E: readback
+
+
+# relu_rt / middle: the backend's op that allocates its output on its input's device (activations.gelu) on device data (no readback) [clean]
+def mid_backend_alloc_op_on_device(a):
+    return activations.gelu(a).to(a.device)
 
 
 # relu_rt / middle: an unknown library's helper fastmath.softplus [fallback]

@@ -6,13 +6,12 @@ import torch
 import fastmath
 import vfw
 from vfw import functional as F
+from vfw.constants import CPU as HOST_NAME
 from vfw.dtypes import int64
 from vfw.functional import empty_like, exp, log, mul, relu
 
 from . import activations, kernels
 from ..common.convert import from_numpy, to_numpy
-
-from vfw.constants import CPU as HOST_NAME
 
 CPU = "cpu"
 HOST = torch.device("cpu")
@@ -140,50 +139,50 @@ def scale_rt_to_kw_torch_device(a):
     return (a.to(device=torch.device("cpu")) * 2.0 + 1.0).to(a.device)  # E: readback
 
 
-# scale_rt / upload spelled .to(device=a.device) [fallback]
+# scale_rt / upload: .to(device=a.device) [fallback]
 def scale_up_to_kw_device(a):
     h = a.cpu()  # E: readback
     return (h * 2.0).to(device=a.device)
 
 
-# scale_rt / upload spelled .to(dev), dev = a.device bound first [fallback]
+# scale_rt / upload: .to(dev), dev = a.device bound first [fallback]
 def scale_up_to_local_device(a):
     dev = a.device
     h = a.cpu()  # E: readback
     return (h * 2.0).to(dev)
 
 
-# scale_rt / upload spelled .to("mps") [fallback]
+# scale_rt / upload: .to("mps") [fallback]
 def scale_up_to_backend_name(a):
     h = a.cpu()  # E: readback
     return (h * 2.0).to("mps")
 
 
-# scale_rt / upload spelled .to(a.device, a.dtype) [fallback]
+# scale_rt / upload: .to(a.device, a.dtype) [fallback]
 def scale_up_to_with_dtype(a):
     h = a.cpu()  # E: readback
     return (h * 2.0).to(a.device, a.dtype)
 
 
-# scale_rt / upload spelled vfw.tensor(..., device=a.device) [fallback]
+# scale_rt / upload: vfw.tensor(..., device=a.device) [fallback]
 def scale_up_tensor_factory(a):
     h = a.cpu()  # E: readback
     return vfw.tensor(h * 2.0, device=a.device)
 
 
-# scale_rt / upload spelled torch.as_tensor(..., device=a.device) [fallback]
+# scale_rt / upload: torch.as_tensor(..., device=a.device) [fallback]
 def scale_up_torch_as_tensor(a):
     h = a.cpu()  # E: readback
     return torch.as_tensor(h * 2.0, device=a.device)
 
 
-# scale_rt / upload spelled from_numpy(..., a.device) [fallback]
+# scale_rt / upload: from_numpy(..., a.device) [fallback]
 def scale_up_from_numpy(a):
     h = a.cpu()  # E: readback
     return from_numpy((h * 2.0).numpy(), a.dtype, a.device)
 
 
-# scale_rt / upload spelled the host result returned as the op's output (no upload) [fallback]
+# scale_rt / upload: the host result returned as the op's output (no upload) [fallback]
 def scale_up_returned(a):
     h = a.cpu()  # E: readback
     return h * 2.0
