@@ -15,8 +15,19 @@ are judged one by one: a function with marks gets exactly one finding per marked
 family; a function without marks gets none. ``support`` blocks are helpers a variant needs
 (readback primitives, a fallback callee): judged the same way, not counted in the score.
 
-The verdicts follow ``shared/policy/what-counts-as-a-fallback.md``. Where the policy is silent
-the header says what was decided (``docs`` of the test: ``tests/check/test_variants.py``).
+The verdicts follow ``shared/policy/what-counts-as-a-fallback.md`` and issue 24's model. Where
+they leave room, these were decided:
+- any op on host tensor data computes on the host, whatever the op is (the framework's
+  functional op, a backend op, numpy, an unknown or undefined helper, a method, an operator);
+- an index map built on the host from the op's scalar arguments and uploaded is a fallback (as
+  ``index_map`` in ``cases/proj``); a user's slice expanded to indices is the user's own index
+  data (clean, as issue 24 says);
+- a host loop that copies elements between device tensors at read-back indices is host
+  computation of the result, by memcpy or by setitem/getitem alike;
+- a count summed on the device and read back to size the output is a host sync (the same count
+  summed on the host after a ``.cpu()`` is left out: it computes on the host);
+- a round trip in a nested def is the nested def's finding, and the enclosing op's
+  ``device-indirect-fallback`` at its call.
 """
 
 from __future__ import annotations
