@@ -38,8 +38,9 @@ SETITEM_LOOP = ("issue 24: a host loop that copies elements between device tenso
                 "indices (out[i] = a[int(idx[i])]) is not host computation of the result: only a host sync")
 USER_SLICE = ("issue 24: a user's slice expanded to indices (list(range(*key.indices(n)))) is read as "
               "host-built index data (device-numpy)")
-CPU_GUARD = ("issue 24: a CPU guard spelled through a module constant or a device object "
-             "(a.device.type == CPU, a.device == torch.device(\"cpu\")) is not a CPU guard: the host code under it is flagged")
+CPU_GUARD = ("issue 24: a CPU guard spelled through a module constant, a device object or str() "
+             "(a.device.type == CPU, a.device == torch.device(\"cpu\"), str(a.device) == \"cpu\") is not a CPU guard: "
+             "the host code under it is flagged")
 
 WRONG: dict[str, str] = {
     # the framework's op (or any call the engine does not follow) between readback and upload
@@ -70,6 +71,7 @@ WRONG: dict[str, str] = {
     "checked_gather_const": CPU_CONSTANT.replace("nothing is found", "the host sync is missed"),
     "relu_any_device_type_const": CPU_GUARD,
     "relu_any_device_device_object": CPU_GUARD,
+    "relu_any_device_str_device": CPU_GUARD,
 }
 
 VARIANTS = collect()

@@ -153,7 +153,10 @@ def relu_roundtrip() -> Module:
         """)
     for name, transform, test in (("type_str", 'a.device.type == "cpu"', 'a.device.type == "cpu"'),
                                   ("type_const", "a.device.type == CPU, module constant", "a.device.type == CPU"),
-                                  ("device_object", 'a.device == torch.device("cpu")', 'a.device == torch.device("cpu")')):
+                                  ("device_object", 'a.device == torch.device("cpu")', 'a.device == torch.device("cpu")'),
+                                  ("str_device", 'str(a.device) == "cpu"', 'str(a.device) == "cpu"'),
+                                  ("not_backend", 'a.device.type != "mps" (not the backend\'s device)',
+                                   'a.device.type != "mps"')):
         m.add("cpu_guard", f"numpy only for a tensor already on the CPU: {transform}", "clean", f"""
             def relu_any_device_{name}(a):
                 if {test}:
@@ -753,9 +756,28 @@ def creation() -> Module:
 
 def syncs() -> Module:
     m = Module("mps/syncs.py", "Readbacks that only decide control flow or size an output: host syncs.", """
+        from vfw import functional as F
+        from vfw.functional import isnan, mul
+
         from . import kernels
 
         CPU = "cpu"
+    """)
+    m.add("host_sync", "a scalar read with .item() passed to the framework's op as an operand", "host-sync", """
+        def scale_by(a, scale):
+            return mul(a, float(scale.item()))  # E: host-sync
+    """)
+    m.add("host_sync", "validated by the framework's op on host data (isnan(a.cpu()))", "host-sync", """
+        def checked_relu(a):
+            if bool(isnan(a.cpu()).any()):  # E: host-sync
+                raise ValueError("nan in input")
+            return F.relu(a)
+    """)
+    m.add("host_sync", "a loop count computed by an undefined helper from a readback", "host-sync", """
+        def repeat_counted(a, count):
+            for _ in range(int(undefined_helper(count.cpu()))):  # E: host-sync
+                a = kernels.step(a)
+            return a
     """)
     m.add("host_sync", ".item() for a loop count", "host-sync", """
         def repeat_steps(a, count):

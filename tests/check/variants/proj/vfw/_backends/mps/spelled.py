@@ -222,3 +222,17 @@ def relu_any_device_device_object(a):
     if a.device == torch.device("cpu"):
         return from_numpy(np.maximum(to_numpy(a), 0), a.dtype, a.device)
     return activations.relu(a)
+
+
+# cpu_guard / numpy only for a tensor already on the CPU: str(a.device) == "cpu" [clean]
+def relu_any_device_str_device(a):
+    if str(a.device) == "cpu":
+        return from_numpy(np.maximum(to_numpy(a), 0), a.dtype, a.device)
+    return activations.relu(a)
+
+
+# cpu_guard / numpy only for a tensor already on the CPU: a.device.type != "mps" (not the backend's device) [clean]
+def relu_any_device_not_backend(a):
+    if a.device.type != "mps":
+        return from_numpy(np.maximum(to_numpy(a), 0), a.dtype, a.device)
+    return activations.relu(a)
