@@ -18,6 +18,8 @@ from typing import Final
 __all__ = [
     "ANY_DEVICE_PARAMETERS",
     "COPY_SOURCES",
+    "CREATION_FACTORIES",
+    "SAME_PLACE_OPS",
     "FIXED_TRANSFERS",
     "HOST_FACTORIES",
     "HOST_SYNCS",
@@ -122,6 +124,25 @@ TENSOR_DATA_FACTORIES: Final[dict[str, str]] = {"tensor": "data", "as_tensor": "
 
 #: Factories without a ``device`` parameter that always create host tensors.
 HOST_FACTORIES: Final[frozenset[str]] = frozenset({"from_numpy", "frombuffer"})
+
+#: Ops whose result is on its (first) input's device with its dtype: views of it, copies of it
+#: and tensors made like it (``a.transpose(0, 1)``, ``a.contiguous()``, ``empty_like(a)``).
+#: A predicate of the device and dtype (``_can_use_gpu(t)``) that holds for ``a`` holds for them.
+SAME_PLACE_OPS: Final[frozenset[str]] = frozenset({
+    "contiguous", "clone", "detach", "view", "view_as", "reshape", "reshape_as", "transpose", "t", "permute",
+    "unsqueeze", "squeeze", "expand", "expand_as", "narrow", "select", "flatten", "unflatten", "movedim",
+    "swapaxes", "swapdims", "as_strided", "unfold", "diagonal", "flip", "roll", "broadcast_to",
+    "empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "new_empty", "new_zeros",
+    "new_ones", "new_full",
+})
+
+#: Factories that create a tensor from sizes, ranges or seeds (no tensor input): ``device=``
+#: picks the device, and without it the tensor is made on the CPU (``torch.arange(n)``).
+CREATION_FACTORIES: Final[frozenset[str]] = frozenset({
+    "zeros", "ones", "empty", "full", "arange", "range", "linspace", "logspace", "eye", "rand", "randn",
+    "randint", "randperm", "empty_strided", "tril_indices", "triu_indices", "scalar_tensor", "normal",
+    "bartlett_window", "blackman_window", "hamming_window", "hann_window", "kaiser_window",
+})
 
 #: Factories that also take their bounds as (0-dim) tensors: the bounds are read as
 #: scalars, so ``device=`` picks the device and no ``device`` gives the CPU, whatever

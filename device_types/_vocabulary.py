@@ -60,6 +60,14 @@ class HostVocabulary:
         "zeros", "ones", "full", "arange", "linspace", "logspace", "geomspace", "eye",
         "identity", "tri", "triu_indices", "tril_indices", "indices", "diag_indices", "mgrid", "ogrid",
     })
+    #: numpy functions whose first argument is a shape (metadata), not array data: a list a
+    #: loop built and passed there is a shape, never uploaded data.
+    shape_first_functions: frozenset[str] = frozenset({"empty", "zeros", "ones", "full", "ndindex"})
+    #: numpy functions and ndarray methods whose arguments after the data are shapes or axes
+    #: (metadata): ``np.broadcast_to(a, out_shape)``, ``arr.reshape(shape)``.
+    shape_after_data_functions: frozenset[str] = frozenset({
+        "broadcast_to", "reshape", "tile", "transpose", "expand_dims", "squeeze", "moveaxis", "swapaxes",
+        "resize", "flip", "roll", "rot90", "permute", "view", "expand"})
     #: Builders whose first argument is the shape: with a literal one-element shape
     #: (``np.full((1,), value)``) they stage one scalar operand, not a result.
     shape_first_builders: frozenset[str] = frozenset({"zeros", "ones", "full"})
@@ -82,6 +90,8 @@ class HostVocabulary:
     })
     #: Builtins that make a Python scalar of host data (a staged operand, not a result).
     scalar_builtins: frozenset[str] = frozenset({"int", "float", "bool", "complex"})
+    #: Functions that decode raw host bytes into Python scalars (a staged operand, not a result).
+    scalar_decoders: frozenset[str] = frozenset({"struct.unpack", "struct.unpack_from"})
     #: ndarray methods that change the array they are called on (a write, if it views a tensor).
     host_in_place_methods: frozenset[str] = frozenset({
         "fill", "sort", "put", "itemset", "partition", "resize", "setfield", "__setitem__"})
@@ -96,6 +106,10 @@ class HostVocabulary:
         "tobytes", "item", "stack", "concatenate", "split", "require", "ctypeslib", "as_array", "get",
         "pop", "items", "values", "keys", "index", "count",
     })
+    #: Names of helpers we cannot see that re-type raw host data without computing with it
+    #: (``acl.util.ptr_to_bytes(ptr, n)``, ``bytes_to_ptr``): what they return is what they got.
+    conversion_patterns: tuple[str, ...] = (
+        r"(^|_)(ptr|pointer|address|buffer|bytes)_?to_|(^|_)to_(bytes|ptr|pointer|buffer)$|from_(ptr|pointer|address|buffer|bytes)$",)
     #: Builtins that move host data around without computing with it.
     plain_builtins: frozenset[str] = frozenset({
         "list", "tuple", "zip", "enumerate", "reversed", "iter", "next", "dict", "set", "frozenset", "bytes",
@@ -176,6 +190,10 @@ class HostVocabulary:
     @cached_property
     def readback_name(self) -> re.Pattern[str]:
         return _compiled(self.readback_patterns)
+
+    @cached_property
+    def conversion_name(self) -> re.Pattern[str]:
+        return _compiled(self.conversion_patterns)
 
     @cached_property
     def upload_name(self) -> re.Pattern[str]:

@@ -229,6 +229,9 @@ def _substitute_test(test: Test, bindings: dict[int, Binding]) -> Test | bool | 
     subject = _substitute_subject(test.subject, bindings)
     if subject is None:
         return None
+    decided = decide_call(subject)
+    if decided is not None:
+        subject = ("lit", decided[0])
     if subject[0] == "lit":
         value = subject[1]
         if test.values is None:
@@ -264,6 +267,42 @@ def _substitute_subject(subject: Subject, bindings: dict[int, Binding]) -> Subje
     return subject
 
 
+#: Builtin types a literal can be tested against, by their dotted names.
+_BUILTIN_TYPES: dict[str, type] = {f"builtins.{t.__name__}": t for t in (
+    int, float, bool, complex, str, bytes, tuple, list, dict, set, frozenset, type(None), slice)}
+
+
+def decide_call(subject: Subject) -> tuple[object] | None:
+    """``(value,)`` of a builtin predicate whose arguments are all literals, where Python
+    decides it without running project code: ``isinstance(1.0, Tensor)`` is False (a literal
+    is no instance of a project class), ``isinstance(2, int)`` is True, ``hasattr(None, "x")``,
+    ``callable(1)``, ``len((1, 2))``. None when it is not decided so."""
+    if subject[0] != "c" or not subject[1].startswith("builtins.") or \
+            not all(arg[0] == "lit" for arg in subject[2]):
+        return None
+    name, args = subject[1], [arg[1] for arg in subject[2]]
+    if any(isinstance(a, Sym) for a in args[:1]):
+        return None  # a named value (``float32``): what it is, is not known here
+    if name == "builtins.isinstance" and len(args) == 2:
+        classes = args[1] if isinstance(args[1], tuple) else (args[1],)
+        known = []
+        for cls in classes:
+            if not isinstance(cls, Sym):
+                return None
+            if cls.dotted in _BUILTIN_TYPES:
+                known.append(_BUILTIN_TYPES[cls.dotted])
+            elif cls.dotted.startswith("builtins."):
+                return None  # another builtin class (an exception type, ``object``): not decided
+        return (isinstance(args[0], tuple(known)),)
+    if name == "builtins.hasattr" and len(args) == 2 and isinstance(args[1], str):
+        return (hasattr(args[0], args[1]),)
+    if name == "builtins.callable" and len(args) == 1:
+        return (callable(args[0]),)
+    if name == "builtins.len" and len(args) == 1 and isinstance(args[0], (str, tuple)):
+        return (len(args[0]),)
+    return None
+
+
 # --- text -------------------------------------------------------------------------------
 
 
@@ -273,7 +312,7 @@ _MAX_SHOWN_TESTS = 3
 
 
 def render(condition: Condition, names: tuple[str, ...]) -> str:
-    """``op is "argmax" or "argmin"``; ``not _can_use_gpu(a)``; "" when always (or too long to say)."""
+    """``op in ("argmax", "argmin")``; ``not _can_use_gpu(a)``; "" when always (or too long to say)."""
     if condition == ALWAYS or not condition:
         return ""
     condition = _simplified(condition)
@@ -285,17 +324,18 @@ def render(condition: Condition, names: tuple[str, ...]) -> str:
 
 
 def _render_test(test: Test, names: tuple[str, ...]) -> str:
+    """One test as a backend engineer writes it: ``a.dtype == float16``, ``op in ("sum", "mean")``,
+    ``dim is None``, ``not _can_use_gpu(a)``."""
     subject = _render_subject(test.subject, names)
     if test.values is None:
         return subject if test.positive else f"not {subject}"
     values = sorted(test.values, key=repr)
     if values == [None]:
         return f"{subject} is {'' if test.positive else 'not '}None"
-    shown = " or ".join(_render_value(v) for v in values)
-    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):  # a number: ==, !=
-        return f"{subject} {'==' if test.positive else '!='} {shown}" if len(values) == 1 else \
-            f"{subject} {'in' if test.positive else 'not in'} ({', '.join(map(repr, values))})"
-    return f"{subject} is {'' if test.positive else 'not '}{shown}"
+    if len(values) == 1:
+        return f"{subject} {'==' if test.positive else '!='} {_render_value(values[0])}"
+    shown = ", ".join(_render_value(v) for v in values)
+    return f"{subject} {'in' if test.positive else 'not in'} ({shown})"
 
 
 def _render_value(value: Value) -> str:
@@ -315,6 +355,8 @@ def _render_subject(subject: Subject, names: tuple[str, ...]) -> str:
     if kind == "g":
         return _dotted(subject[1].rpartition(".")[2], subject[2])
     args = ", ".join(_render_subject(a, names) for a in subject[2])
+    if subject[1].startswith("all:"):  # every element: ``all(_can_use_gpu(t) for t in tensors)``
+        return f"all({subject[1].rpartition('.')[2]}(t) for t in {args})"
     return f"{subject[1].rpartition('.')[2]}({args})"
 
 

@@ -18,11 +18,15 @@ from functools import cached_property
 
 from ._conditions import ALWAYS, NEVER, Condition, Subject, Sym, Test, conjoin, disjoin
 from .._config import BACKEND_DEVICES
+from .. import _semantics as sem
 from ._project import FunctionInfo
 
 __all__ = ["GuardReader", "parameter_names"]
 
 _BUILTINS = frozenset(dir(builtins))
+#: Builtin names that are classes (``int``, ``tuple``): literals when tested against.
+_BUILTIN_CLASSES = frozenset(name for name in _BUILTINS if isinstance(getattr(builtins, name), type)
+                             and not name.endswith(("Error", "Exception", "Warning")))
 _LITERAL_TYPES = (str, int, float, bool, type(None))
 _UNKNOWN: tuple[Condition, Condition] = (ALWAYS, ALWAYS)
 
@@ -71,6 +75,11 @@ class GuardReader:
 
     @property
     def _locals(self) -> set[str]:
+        return self._scope[1]
+
+    @property
+    def local_names(self) -> set[str]:
+        """Every name bound in the function (parameters included)."""
         return self._scope[1]
 
     @property
@@ -162,6 +171,28 @@ class GuardReader:
             return ("c", dotted, tuple(args))
         return None
 
+    def _every(self, expr: ast.expr) -> Subject | None:
+        """``all(p(t) for t in xs)``: the predicate ``p`` of every element of ``xs``, as the
+        subject ``("c", "all:<p>", (xs,))``, so that a callee's test of it is rewritten over
+        what its caller passes (``cat([t.unsqueeze(0) for t in tensors])`` passes ``tensors``)."""
+        if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "all"
+                and expr.func.id not in self._locals and len(expr.args) == 1 and not expr.keywords):
+            return None
+        generator = expr.args[0]
+        if not isinstance(generator, (ast.GeneratorExp, ast.ListComp)) or len(generator.generators) != 1:
+            return None
+        loop = generator.generators[0]
+        element = generator.elt
+        if loop.ifs or not isinstance(loop.target, ast.Name) or not isinstance(element, ast.Call) \
+                or element.keywords or len(element.args) != 1 or not isinstance(element.args[0], ast.Name) \
+                or element.args[0].id != loop.target.id:
+            return None
+        predicate = self._callee(element.func)
+        items = self.subject(loop.iter)
+        if predicate is None or items is None or items[0] == "c":
+            return None
+        return ("c", f"all:{predicate}", (items,))
+
     def _callee(self, func: ast.expr) -> str | None:
         if isinstance(func, ast.Name) and func.id in _BUILTINS and func.id not in self._locals:
             return f"builtins.{func.id}"
@@ -181,6 +212,8 @@ class GuardReader:
         if isinstance(expr, (ast.Tuple, ast.List, ast.Set)):
             items = [self.literal(e) for e in expr.elts]
             return None if any(i is None for i in items) else (tuple(i[0] for i in items),)  # type: ignore[index]
+        if isinstance(expr, ast.Name) and expr.id in _BUILTIN_CLASSES and expr.id not in self._locals:
+            return (Sym(f"builtins.{expr.id}"),)  # ``isinstance(x, int)``: a class, decided by name
         if isinstance(expr, (ast.Name, ast.Attribute)) and self._is_global(expr):
             dotted = self._resolve(expr)
             if dotted is None and isinstance(expr, ast.Name):
@@ -192,6 +225,37 @@ class GuardReader:
         while isinstance(expr, ast.Attribute):
             expr = expr.value
         return isinstance(expr, ast.Name) and expr.id not in self._locals and expr.id not in _BUILTINS
+
+    def passed(self, expr: ast.expr) -> Subject | None:
+        """What a call passes, as a subject a callee's test can be rewritten over. A tensor made
+        from a subject by an op that keeps its device and dtype (a view, a copy, a tensor made
+        like it: ``sem.SAME_PLACE_OPS``) is that subject for such tests: ``flip(a.transpose(0, 1))``
+        under ``_can_use_gpu(a)`` passes a GPU tensor. A list of such tensors made from the
+        elements of a list (``[t.unsqueeze(0) for t in tensors]``) is that list."""
+        return self.subject(self._same_place(expr, 0))
+
+    def _same_place(self, expr: ast.expr, depth: int) -> ast.expr:
+        if depth > 6:
+            return expr
+        if isinstance(expr, ast.Name) and expr.id in self.bound_once and expr.id not in self._params:
+            bound = self.bound_once[expr.id]
+            inner = self._same_place(bound, depth + 1)
+            return inner if inner is not bound else expr
+        if isinstance(expr, ast.Call) and not any(isinstance(a, ast.Starred) for a in expr.args):
+            func = expr.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in sem.SAME_PLACE_OPS:
+                if isinstance(func, ast.Attribute) and self._resolve(func) is None:  # a.transpose(0, 1)
+                    return self._same_place(func.value, depth + 1)
+                if expr.args:  # empty_like(a), narrow(a, 0, i, 1)
+                    return self._same_place(expr.args[0], depth + 1)
+        if isinstance(expr, ast.ListComp) and len(expr.generators) == 1 and not expr.generators[0].ifs:
+            generator = expr.generators[0]
+            if isinstance(generator.target, ast.Name) and isinstance(expr.elt, (ast.Call, ast.Name)):
+                element = self._same_place(expr.elt, depth + 1)
+                if isinstance(element, ast.Name) and element.id == generator.target.id:
+                    return self._same_place(generator.iter, depth + 1)
+        return expr
 
     def _values(self, expr: ast.expr) -> frozenset[Any] | None:
         literal = self.literal(expr)
@@ -228,6 +292,9 @@ class GuardReader:
             return self._compare(expr)
         if isinstance(expr, ast.Constant):
             return _UNKNOWN
+        every = self._every(expr)
+        if every is not None:
+            return _pair(Test(every, None, True))
         subject = self.subject(expr)
         if subject is None:
             return _UNKNOWN
@@ -348,6 +415,10 @@ def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, i
         if kind in _INERT_STATEMENTS:
             continue
         at = (stmt.lineno, stmt.col_offset)
+        if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and stmt.end_lineno is not None:
+            # the value is evaluated before the target is bound: ``mask = f(mask)`` passes
+            # the caller's ``mask`` to ``f``
+            at = (stmt.end_lineno, stmt.end_col_offset or 0)
         if isinstance(stmt, ast.If) and loop is None and id(stmt) in top:
             found = _normalisation(stmt)
             if found is not None:

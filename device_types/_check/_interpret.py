@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from .. import _semantics as sem
 from .._vocabulary import HostVocabulary
@@ -26,7 +26,7 @@ from ._conditions import ALWAYS, NEVER, Binding, Condition, conjoin, disjoin, su
 from ._guards import GuardReader, parameter_names
 from ._project import FunctionInfo, import_bindings
 from ._summary import EMPTY_SUMMARY, FallbackPath, Hop, Summary
-from ._values import COMPUTED, Atom, EMPTY, ArrayOf, HostOnly, LoopFilled, Param, ReadOf, Root, Value, as_scalar, is_host, params, root_fields, roots
+from ._values import COMPUTED, Atom, EMPTY, ArrayOf, HostOnly, LoopFilled, Param, Pending, ReadOf, Root, Value, as_scalar, host_operands, is_host, params, root_fields, roots
 
 __all__ = ["Facts", "FunctionInfo", "Resolver", "interpret"]
 
@@ -56,6 +56,10 @@ class Resolver(Protocol):
 
     def declared(self, dotted: str) -> str | None:
         """``"readback"`` or ``"upload"`` for callables the configuration declares."""
+
+    def constant(self, info: FunctionInfo, name: str) -> ast.expr | None:
+        """The literal a module-level name of ``info``'s module is bound to (``CPU = "cpu"``,
+        ``HOST = torch.device("cpu")``), following an import of it; None otherwise."""
 
     @property
     def vocabulary(self) -> HostVocabulary:
@@ -108,6 +112,8 @@ def interpret(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, 
         for root in roots(frozenset(facts.returned)):
             if root.kind == "read" and not root.scalar:
                 walker.sunk(root, "returns a result computed on the host", walker.returned_when)
+    for pending, returned_when in walker.returned_pending.items():  # host-built data returned as the result
+        walker.sunk(pending.root, pending.how, returned_when)
     for root, sunk_when in walker.sunk_when.items():
         facts.when[root] = conjoin(walker.created_when.get(root, ALWAYS), sunk_when)
     for root, returned_when in walker.returned_paths.items():
@@ -147,13 +153,39 @@ class _Walker:
         self._on_device: set[str] = set()
         #: name -> roots it holds only because they were written into it (``contain``)
         self._contained: dict[str, Value] = {}
+        #: Uploads of data built from metadata alone, made by the call being evaluated (``upload``)
+        self._pending: Value = EMPTY
+        #: When each such upload is returned (the op's result): a fallback path, then.
+        self.returned_pending: dict[Pending, Condition] = {}
         #: id of a loop -> what its body reads before assigning, and only writes into (``loop_reads``)
         self._loop_reads: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+
+    def constant(self, name: str) -> ast.expr | None:
+        """What ``name`` is bound to where it is a constant here: a local bound once, else a
+        constant of this function's module (``CPU = "cpu"``, imported or not)."""
+        if self.guards is not None:
+            bound = self.guards.bound_once.get(name)
+            if bound is not None:
+                return bound
+            if name in self.guards.local_names:
+                return None
+        if name in self.scope:
+            return None
+        return self.resolver.constant(self.info, name)
 
     def sunk(self, root: Root, how: str, when: Condition | None = None) -> None:
         """``root`` reaches the device as (part of) a result: a fallback path, taken when ``when``."""
         self.facts.sunk.append((root, how))
         self.sunk_when[root] = disjoin(self.sunk_when.get(root, NEVER), self.path if when is None else when)
+
+    def upload(self, root: Root, how: str) -> None:
+        """``root``'s data reaches the device. Data built from metadata alone (``weak``: a loop
+        over shapes or ``range``) is the op's result only if what was uploaded is returned:
+        until then the upload's value holds it as ``Pending``."""
+        if root.weak:
+            self._pending = self._pending | frozenset({Pending(root, how)})
+        else:
+            self.sunk(root, how)
 
     def _created(self, root: Root) -> None:
         self.created_when[root] = disjoin(self.created_when.get(root, NEVER), self.path)
@@ -205,19 +237,20 @@ class _Walker:
         if isinstance(node, ast.Assign):
             value = self.expr(node.value, env)
             for target in node.targets:
-                self.assign(target, value, env)
-                if isinstance(target, ast.Name) and isinstance(node.value, ast.Call) and _targets_device(node.value):
+                self.assign(target, value, env, source=node.value)
+                if isinstance(target, ast.Name) and isinstance(node.value, ast.Call) and _targets_device(node.value, self.constant):
                     self._on_device.add(target.id)
         elif isinstance(node, ast.AnnAssign):
             if node.value is not None:
                 self.assign(node.target, self.expr(node.value, env), env)
-                if isinstance(node.target, ast.Name) and isinstance(node.value, ast.Call) and _targets_device(node.value):
+                if isinstance(node.target, ast.Name) and isinstance(node.value, ast.Call) and _targets_device(node.value, self.constant):
                     self._on_device.add(node.target.id)
         elif isinstance(node, ast.AugAssign):
             value = self.expr(node.value, env)
             current = self.expr(node.target, env)
             if isinstance(node.target, ast.Subscript):
-                self.write_element(node.target, self.expr(node.target.value, env), value, "an in-place update")
+                self.write_element(node.target, self.expr(node.target.value, env), value, "an in-place update", env,
+                                   node.value)
             else:
                 self.write_into(current, _base_name(node.target), "an in-place update", value)
             self.assign(node.target, current | value, env, augment=True)
@@ -225,6 +258,9 @@ class _Walker:
             if node.value is not None:
                 value = self.expr(node.value, env)
                 self.facts.returned |= value
+                for atom in value:
+                    if isinstance(atom, Pending):
+                        self.returned_pending[atom] = disjoin(self.returned_pending.get(atom, NEVER), self.path)
                 if COMPUTED in value:
                     self.returned_when = disjoin(self.returned_when, self.path)
                 for root in roots(value):
@@ -234,7 +270,7 @@ class _Walker:
         elif isinstance(node, ast.If):
             self.expr(node.test, env)
             when_true, when_false = self._test(node.test)
-            self.branches([node.body, node.orelse], env, _host_guard(node.test),
+            self.branches([node.body, node.orelse], env, _host_guard(node.test, self.constant),
                           [conjoin(self.path, when_true), conjoin(self.path, when_false)])
         elif isinstance(node, ast.While):
             self.expr(node.test, env)
@@ -242,12 +278,13 @@ class _Walker:
             self.loop(node, env)
             self.loops -= 1
         elif isinstance(node, (ast.For, ast.AsyncFor)):
-            items = self.expr(node.iter, env)
-            self.assign(node.target, _elements(items), env)
+            columns = self._zipped(node.iter, node.target, env)
+            items = frozenset().union(*columns) if columns is not None else self.expr(node.iter, env)
+            self.bind_items(node.target, node.iter, items, env, columns=columns)
             if isinstance(node.target, ast.Name) and not _counts(node.iter, self.vocab):
                 self.items.add(node.target.id)
             self.loops += 1
-            self.loop(node, env, _elements(items))
+            self.loop(node, env, _elements(items), columns)
             self.loops -= 1
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
@@ -277,7 +314,8 @@ class _Walker:
                 if isinstance(target, ast.Name):
                     env.pop(target.id, None)
 
-    def loop(self, node: ast.For | ast.AsyncFor | ast.While, env: dict[str, Value], element: Value = EMPTY) -> None:
+    def loop(self, node: ast.For | ast.AsyncFor | ast.While, env: dict[str, Value], element: Value = EMPTY,
+             columns: list[Value] | None = None) -> None:
         """A loop's body, walked again while what an iteration leaves grows a value that the
         next iteration reads before it assigns it (``acc = x.numpy()`` at the end of the
         body reaches ``torch.tensor(acc)`` at its start), at most ``_LOOP_PASSES`` times;
@@ -287,7 +325,7 @@ class _Walker:
         for walked in range(_LOOP_PASSES):
             body_env = dict(head)
             if walked and not isinstance(node, ast.While):  # (the first time, the caller bound it)
-                self.assign(node.target, element, body_env)
+                self.bind_items(node.target, node.iter, element, body_env, elements=True, columns=columns)
             self.block(node.body, body_env)
             if _exits(node.body):  # every iteration returns or raises: nothing carried
                 break
@@ -348,7 +386,9 @@ class _Walker:
                 if value is not current:  # most names an arm did not touch: the same object
                     env[name] = current | value if current else value
 
-    def assign(self, target: ast.expr, value: Value, env: dict[str, Value], augment: bool = False) -> None:
+    def assign(self, target: ast.expr, value: Value, env: dict[str, Value], augment: bool = False,
+               source: ast.expr | None = None) -> None:
+        """``target = value``; ``source``: the expression assigned, when it is one (``a[i] = b[j]``)."""
         if isinstance(target, ast.Name):
             if augment:
                 self.contain(target.id, env.get(target.id, EMPTY), value)
@@ -364,7 +404,7 @@ class _Walker:
             self.expr(target.slice, env)
             base = _base_name(target.value)
             if not augment:
-                self.write_element(target, container, value, "an element write")
+                self.write_element(target, container, value, "an element write", env, source)
             if base is not None and value:
                 self.contain(base, env.get(base, EMPTY), value)
                 env[base] = env.get(base, EMPTY) | value
@@ -373,6 +413,33 @@ class _Walker:
         elif isinstance(target, ast.Starred):
             self.assign(target.value, value, env)
 
+    def _zipped(self, iterable: ast.expr, target: ast.expr, env: dict[str, Value]) -> list[Value] | None:
+        """``for a, b in zip(xs, ys)``: what each of the zipped iterables holds, one per target
+        (each target takes the items of its own iterable, not of all of them); None otherwise."""
+        if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "zip"
+                and "zip" not in env and not iterable.keywords and isinstance(target, ast.Tuple)
+                and len(target.elts) == len(iterable.args) and iterable.args
+                and not any(isinstance(a, ast.Starred) for a in (*iterable.args, *target.elts))):
+            return None
+        return [self.expr(arg, env) for arg in iterable.args]
+
+    def bind_items(self, target: ast.expr, iterable: ast.expr, items: Value, env: dict[str, Value],
+                   elements: bool = False, columns: list[Value] | None = None) -> None:
+        """A loop target bound to each item of ``items`` (``elements``: already items). The index
+        that ``enumerate`` pairs each item with is a counter, not the item's data; each target of
+        ``zip`` takes its own iterable's items (``columns``)."""
+        if columns is not None and isinstance(target, ast.Tuple):
+            for element, column in zip(target.elts, columns):
+                self.assign(element, _elements(column), env)
+            return
+        item = items if elements else _elements(items)
+        if isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(iterable, ast.Call) \
+                and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate":
+            self.assign(target.elts[0], EMPTY, env)
+            self.assign(target.elts[1], item, env)
+            return
+        self.assign(target, item, env)
+
     def local_import(self, node: ast.Import | ast.ImportFrom) -> None:
         is_package = self.info.path.endswith("__init__.py")
         for local, dotted in import_bindings(self.info.module, is_package, node):
@@ -380,26 +447,51 @@ class _Walker:
 
     # --- sinks and uses ------------------------------------------------------------------
 
-    def sink(self, value: Value, how: str, known_upload: bool = True) -> None:
+    def sink(self, value: Value, how: str, known_upload: bool = True) -> Value:
         """Host data uploaded to a device. A Python scalar staged as a kernel operand is not
         a result computed on the host: it stays a host-sync candidate."""
         for root in roots(value):
             if not root.scalar:
-                self.sunk(root, how)
+                self.upload(root, how)
         if known_upload:
             self.facts.uploaded_params |= params(value)
             self.facts.array_uploads |= {a.index for a in value if isinstance(a, ArrayOf)}
         else:
             self.facts.maybe_uploaded_params |= params(value)
+        return _pending(value)
 
-    def write_element(self, target: ast.Subscript, container: Value, value: Value, how: str) -> None:
+    def _addresses(self, index: ast.expr, env: dict[str, Value]) -> Value:
+        """What an index addresses elements with: its plain parts (``idx[i]``), not its slice
+        bounds (``:actual_len``: a size, read back only to decide how much is copied)."""
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        found: Value = EMPTY
+        for part in parts:
+            if not isinstance(part, ast.Slice):
+                found = found | self.expr(part, env)
+        return found
+
+    def write_element(self, target: ast.Subscript, container: Value, value: Value, how: str,
+                      env: dict[str, Value], source: ast.expr | None = None) -> None:
         """``target = value`` (or ``+=``) into ``container``: host data written into a tensor
         made on the device is uploaded (``dev = torch.eye(4, device=d); dev[0, 2] = xs.tolist()[0]``);
         into host data, it is ``write_into``. Only a name bound to a call that names a device
         is known to be a tensor there: a parameter or another call's result may be a list."""
         base = _base_name(target.value)
         if isinstance(target.value, ast.Name) and target.value.id in self._on_device:
+            if self.loops:  # ``out[i] = a[int(idx[i])]`` in a host loop: the host computes the result
+                moved = self._addresses(target.slice, env)
+                if source is not None:
+                    for sub in ast.walk(source):
+                        if isinstance(sub, ast.Subscript):
+                            moved = moved | self._addresses(sub.slice, env)
+                for root in roots(moved):
+                    if root.kind == "read":
+                        self.sunk(replace(root, scalar=False), "drives element copies into a device tensor from it")
+            outer, self._pending = self._pending, EMPTY
             self.sink(value, "writes it into a device tensor")
+            written, self._pending = self._pending, outer
+            if written:  # the tensor now holds data the host built: a finding if it is returned
+                env[target.value.id] = env.get(target.value.id, EMPTY) | written
             return
         self.write_into(container, base, how, value)
 
@@ -535,6 +627,9 @@ class _Walker:
             return all(self._collected(e, items) for e in element.elts)
         if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id in self.vocab.key_builtins:
             return True
+        if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id in \
+                self.vocab.scalar_builtins and len(element.args) == 1 and not element.keywords:
+            return self._collected(element.args[0], items)  # ``float(v) for v in data``: the items, converted
         if isinstance(element, ast.Call) and isinstance(element.func, (ast.Name, ast.Attribute)):
             dotted = self.resolver.resolve(self.info, self.scope, element.func)
             return dotted is not None and self.resolver.function(dotted) is not None
@@ -549,11 +644,23 @@ class _Walker:
         return self._comprehension(node, env, [node.key, node.value])
 
     def expr_Call(self, node: ast.Call, env: dict[str, Value]) -> Value:
+        outer, self._pending = self._pending, EMPTY
+        try:
+            return self.call(node, env) | self._pending
+        finally:
+            self._pending = outer
+
+    def call(self, node: ast.Call, env: dict[str, Value]) -> Value:
         args = [self.expr(a.value if isinstance(a, ast.Starred) else a, env) for a in node.args]
         kwargs = {k.arg: self.expr(k.value, env) for k in node.keywords}
         all_args: Value = EMPTY
         for value in (*args, *kwargs.values()):
             all_args = all_args | value
+        out = kwargs.get("out")
+        if out is not None and not is_host(out):  # ``mul(a.cpu(), 2.0, out=out)``: into a device tensor
+            operands = frozenset().union(*args, *(v for k, v in kwargs.items() if k != "out"))
+            if host_operands(operands):
+                self.sink(operands, "writes it into a device tensor with out=")
         func = node.func
         base = _base_name(func)
         local = base is not None and base in env and base not in ("self", "cls") and base not in self.scope
@@ -609,6 +716,8 @@ class _Walker:
                 return receiver | all_args
             return self.readback(node, receiver, f'".{name}()"', codes.READBACK)
         if is_host(receiver) or _is_rng(receiver):
+            if name in self.vocab.shape_after_data_functions:  # arr.reshape(shape): the shape is metadata
+                all_args = host_operands(all_args) - {COMPUTED}
             if name in self.vocab.host_in_place_methods:
                 self.write_into(receiver, _base_name(func.value), f'".{name}()"')
             if name in self.vocab.container_add_methods:
@@ -627,6 +736,9 @@ class _Walker:
                 self.contain(base, env.get(base, EMPTY), all_args)
                 env[base] = env.get(base, EMPTY) | all_args | filled
             return EMPTY
+        if name in sem.COPY_SOURCES:  # ``out.copy_(host)``: the source is written into the tensor
+            self.sink(all_args, f'copies it into a device tensor with ".{name}()"')
+            return receiver
         if name in self.vocab.passthrough_methods:
             return receiver
         return self.unknown_call(node, name, all_args | receiver, kwargs, args)
@@ -636,7 +748,7 @@ class _Walker:
         if name in sem.TARGET_TRANSFERS:
             if _converts_dtype_only(node):  # ``.to(torch.float)``, ``.to(x.dtype)``: same place
                 return receiver
-            target = _literal_device(node, self.guards.bound_once if self.guards is not None else {})
+            target = _literal_device(node, self.constant)
         if target == "cpu":
             if is_host(receiver):
                 return receiver
@@ -645,7 +757,7 @@ class _Walker:
             return self.readback(node, receiver, shown, code)
         if is_host(receiver) or params(receiver):
             self.sink(receiver, f'uploaded with ".{name}()"')
-        return EMPTY
+        return _pending(receiver)
 
     def readback(self, node: ast.AST, receiver: Value, what: str | None, code: str,
                  chain: tuple[str, ...] = (), origin: tuple[str, int, str] | None = None,
@@ -676,12 +788,16 @@ class _Walker:
         return root
 
     def built(self, node: ast.AST, what: str | None, chain: tuple[str, ...] = (),
-              origin: tuple[str, int, str] | None = None, steps: tuple[tuple[str, int, int, str], ...] = ()) -> Value:
+              origin: tuple[str, int, str] | None = None, steps: tuple[tuple[str, int, int, str], ...] = (),
+              weak: bool = False) -> Value:
+        """Data built on the host at ``node``; ``weak``: from metadata alone (``np.arange(n)``),
+        a finding only where it is uploaded as the op's result (``upload``)."""
         key = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0), what or "")
         root = self._root_ids.get(key)
         if root is None:
             what = what or _shown(node)  # type: ignore[arg-type]
-            root = Root("built", codes.NUMPY, what, self.info.path, key[0], key[1], chain, origin, steps=steps)
+            root = Root("built", codes.NUMPY, what, self.info.path, key[0], key[1], chain, origin, steps=steps,
+                        weak=weak)
             self._root_ids[key] = root
         self._created(root)
         return frozenset({root})
@@ -694,6 +810,8 @@ class _Walker:
         return self.readback(node, EMPTY, f'"{name}()" (raw memory read)', codes.READBACK)
 
     def out_argument(self, kwargs: dict[str | None, Value]) -> None:
+        """``out=`` of a host computation: a write into that host data (a view of a tensor?).
+        (``out=`` a device tensor is an upload of the operands: ``call``.)"""
         out = kwargs.get("out")
         if out is not None:
             self.write_into(out, None, "out=")
@@ -706,8 +824,7 @@ class _Walker:
             first = args[0] if args else EMPTY
             return first if is_host(first) else self.readback(node, first, _shown(node), codes.READBACK)
         if declared == "upload":
-            self.sink(args[0] if args else all_args, f'uploaded with "{last}()"')
-            return EMPTY
+            return self.sink(args[0] if args else all_args, f'uploaded with "{last}()"')
         if any(self.vocab.d2h_name.search(_text(a)) for a in node.args):  # memcpy(dst, src, n, DEVICE_TO_HOST)
             return self.d2h(node, dotted, env)
         direction = self.copy_direction(node, last)
@@ -722,11 +839,12 @@ class _Walker:
         if callee is not None:
             return self.project_call(node, callee, args, kwargs, env, receiver)
         top = dotted.partition(".")[0]
+        if dotted in self.vocab.scalar_decoders:  # struct.unpack("f", raw)[0]: Python scalars
+            return as_scalar(all_args)
         if self.vocab.d2h_name.search(dotted):
             return self.d2h(node, dotted, env)
         if self.vocab.upload_name.search(last):
-            self.sink(all_args, f'uploaded with "{last}()"')
-            return EMPTY
+            return self.sink(all_args, f'uploaded with "{last}()"')
         if self.vocab.host_allocation.search(last):
             return frozenset({HostOnly(last)})
         if last in self.vocab.raw_copies:
@@ -741,36 +859,46 @@ class _Walker:
             return self.host_library_call(node, dotted, last, args, all_args, kwargs)
         if top == "torch" or top == "ctypes":
             if last in sem.TENSOR_DATA_FACTORIES or last in sem.HOST_FACTORIES:
-                if _targets_device(node):
+                if _targets_device(node, self.constant):
                     self.sink(all_args, f'uploaded with "{last}()"')
                     for root in self._loop_roots(all_args):
-                        self.sunk(root, f'uploaded with "{last}()"')
-                return all_args if not _targets_device(node) else EMPTY
+                        self.upload(root, f'uploaded with "{last}()"')
+                if _targets_device(node, self.constant):
+                    return EMPTY
+                data = node.args[0] if node.args else None
+                if params(all_args) and not isinstance(data, _SEQUENCE_DISPLAYS):
+                    return all_args  # ``torch.as_tensor(x)``: x's device, whatever it is
+                # ``torch.tensor(idx)``: a CPU tensor of the host's data (a loop's list: built there)
+                built = frozenset(self._loop_roots(all_args))
+                return frozenset(a for a in all_args if not isinstance(a, LoopFilled)) | built \
+                    | frozenset({HostOnly(f"{last}() on the CPU")})
             if last in self.vocab.raw_memory_reads:
                 return self.raw_memory(node, last, all_args)
             if last in self.vocab.host_buffer_factories:
                 return frozenset({HostOnly(last)})
             if self.vocab.host_allocation.search(last):
                 return frozenset({HostOnly(last)})
-            if _targets_device(node):
+            if _targets_device(node, self.constant):
                 # created on the device (``torch.zeros(n, device=x.device)``): host values
                 # among its arguments are uploaded (a Python scalar sizes or fills it: no
                 # upload of data, ``sink``), and the result is no host data
-                self.sink(all_args, f'uploaded by "{last}()"', known_upload=False)
-                return EMPTY
-            if _names_cpu(node):
+                return self.sink(all_args, f'uploaded by "{last}()"', known_upload=False)
+            if last in sem.CREATION_FACTORIES and not any(k.arg == sem.DEVICE_PARAMETER for k in node.keywords):
+                # ``torch.arange(n)``: made on the CPU (no device named), from sizes: host memory
+                # holding nobody's device data; reading it back reads nothing from a device
+                return frozenset({HostOnly(f"{last}() on the CPU")})
+            if _names_cpu(node, self.constant):
                 # ``torch.linspace(0, r, n, device="cpu")``: a tensor made on the host, whose
                 # ``.tolist()`` reads no device data (uploaded, it is host-built data)
                 return all_args | self.built(node, f'"{dotted}()" on the host')
-            return all_args if is_host(all_args) else EMPTY
+            return all_args | host_operands(all_args) if is_host(all_args) else EMPTY
         if self.vocab.readback_name.search(last) and "dtype" not in last.lower():
             first = args[0] if args else EMPTY
             if is_host(first):
                 return first
             return self.readback(node, first, _shown(node), codes.READBACK)
         if last in self.vocab.tensor_factories:  # mindspore.tensor(arr): a device tensor of host data
-            self.sink(all_args, f'uploaded by "{last}()"', known_upload=False)
-            return EMPTY
+            return self.sink(all_args, f'uploaded by "{last}()"', known_upload=False)
         return self.unknown_call(node, last, all_args, kwargs, args)
 
     def host_library_call(self, node: ast.Call, dotted: str, last: str, args: list[Value], all_args: Value,
@@ -784,17 +912,28 @@ class _Walker:
         if any(module == m or module.startswith(m + ".") for m in self.vocab.host_rng_modules) or dotted in self.vocab.host_rng_modules:
             return all_args | self.built(node, f'host RNG "{dotted}()"')
         if module.partition(".")[0] == "numpy" and last in self.vocab.host_array_builders:
-            built = self.built(node, f'numpy "{last}()"')
+            built = self.built(node, f'numpy "{last}()"', weak=True)
             if last in self.vocab.shape_first_builders and node.args and _one_element(node.args[0]):
                 # np.full((1,), value): one staged scalar
                 return all_args | as_scalar(built)
             return all_args | built
         if module.partition(".")[0] == "numpy":
-            # np.array(idx) of a loop-filled list: array data built on the host
-            built = frozenset(self._loop_roots(all_args)) | frozenset(ArrayOf(i) for i in params(all_args))
-            all_args = frozenset(a for a in all_args if not isinstance(a, LoopFilled)) | built
+            # np.array(idx) of a loop-filled list: array data built on the host. Only the data
+            # argument is data: a shape or axes argument (``np.broadcast_to(a, out_shape)``,
+            # ``np.empty(out_shape)``) is metadata, however it was built
+            if last in self.vocab.shape_after_data_functions and args:
+                all_args = args[0] | host_operands(all_args) - {COMPUTED}
+            data = args[0] if args and last not in self.vocab.shape_first_functions else EMPTY
+            built = frozenset(self._loop_roots(data)) | frozenset(ArrayOf(i) for i in params(data))
+            all_args = frozenset(a for a in all_args if not isinstance(a, (LoopFilled, ArrayOf))) | built
         if last in self.vocab.host_conversions or not is_host(all_args):
             return all_args
+        if last not in self.vocab.shape_after_data_functions and not any(
+                isinstance(a, (ReadOf, HostOnly)) or (isinstance(a, Root) and not a.weak) for a in all_args):
+            # numpy computing with data built from metadata alone (``np.cos(angles)``): what it
+            # makes is computed data, no longer metadata; rearranging (``np.tile``) is not computing
+            computed = frozenset(a for a in all_args if not (isinstance(a, Root) and a.weak))
+            return computed | self.built(node, f'numpy "{last}()"') | frozenset({COMPUTED})
         return all_args | frozenset({COMPUTED})
 
     def d2h(self, node: ast.Call, dotted: str, env: dict[str, Value]) -> Value:
@@ -824,9 +963,11 @@ class _Walker:
         self.facts.callees.add(callee.key)
         if self.loops:  # (host_addressed looks at loops alone: no union of the arguments outside them)
             self.host_addressed(callee.short, frozenset().union(*args, *kwargs.values()))
-        if _targets_device(node):
+        if _targets_device(node, self.constant):
             for value in (*args, *kwargs.values()):
                 self.sink(value, f'uploaded by "{callee.short}()"', known_upload=False)
+                for root in self._loop_roots(value):  # ``tensor_create([rows, cols], device=d)``
+                    self.upload(root, f'uploaded by "{callee.short}()"')
         if self.resolver.is_cpu_backend(callee.module):
             self.facts.cpu_backend_calls.append((node.lineno, node.col_offset, callee.qualname))
             site = (node.lineno, node.col_offset)
@@ -842,10 +983,16 @@ class _Walker:
         if summary is EMPTY_SUMMARY:
             # most callees: nothing returned, uploaded or read into from any argument, so the
             # arguments need no binding (a resolved receiver is a name chain: evaluating it
-            # again records nothing)
-            return EMPTY
+            # again records nothing); one given host data computes with it there
+            given = frozenset().union(*args, *kwargs.values()) if args or kwargs else EMPTY
+            return _wrapped(given) if _constructs(callee.short) else host_operands(given)
         bound = _bind(callee, node, args, kwargs, receiver, env, self)
-        result: Value = EMPTY
+        # host data the summary does not account for (not returned as it is, uploaded or read
+        # into) the callee computes with where it is: its result is host data too
+        consumed = summary.returns_param | summary.returns_read_of | summary.uploads | summary.array_uploads \
+            | summary.maybe_uploads | summary.reads_into
+        unaccounted = frozenset().union(*(v for i, v in bound.items() if i not in consumed))
+        result: Value = _wrapped(unaccounted) if _constructs(callee.short) else host_operands(unaccounted)
         for index in summary.returns_read_of:
             arg = bound.get(index, EMPTY)
             if is_host(arg):
@@ -875,7 +1022,7 @@ class _Walker:
             self.sink(bound.get(index, EMPTY), f'uploaded by "{callee.short}()"')
         for index in summary.array_uploads:
             for root in self._loop_roots(bound.get(index, EMPTY)):
-                self.sunk(root, f'uploaded by "{callee.short}()"')
+                self.upload(root, f'uploaded by "{callee.short}()"')
         for index in summary.maybe_uploads - summary.uploads:
             self.sink(bound.get(index, EMPTY), f'uploaded by "{callee.short}()"', known_upload=False)
         for index in summary.reads_into:
@@ -918,7 +1065,7 @@ class _Walker:
         literal = self.guards.literal(arg)
         if literal is not None:
             return ("lit", literal[0])
-        return self.guards.subject(arg)
+        return self.guards.passed(arg)
 
     def _reroot(self, node: ast.Call, callee: FunctionInfo, inner: Root, when: Condition) -> Value:
         """The callee's returned root as this function's, made at the call under ``when``."""
@@ -930,7 +1077,7 @@ class _Walker:
         outer, self.path = self.path, when
         try:
             made = (self.readback(node, EMPTY, what, inner.code, chain, origin, steps) if inner.kind == "read"
-                    else self.built(node, what, chain, origin, steps))
+                    else self.built(node, what, chain, origin, steps, weak=inner.weak))
         finally:
             self.path = outer
         return as_scalar(made) if inner.scalar else made
@@ -975,15 +1122,29 @@ class _Walker:
         """A callee we cannot see: a device kernel, unless it names a device as its target."""
         self.host_addressed(name, all_args)
         if self.vocab.upload_name.search(name):
-            self.sink(all_args, f'uploaded by "{name}()"')
-            return EMPTY
-        if _targets_device(node):
-            self.sink(all_args, f'uploaded by "{name}()"' if name else "uploaded", known_upload=False)
-            return EMPTY
-        return EMPTY
+            return self.sink(all_args, f'uploaded by "{name}()"')
+        if _targets_device(node, self.constant):
+            return self.sink(all_args, f'uploaded by "{name}()"' if name else "uploaded", known_upload=False)
+        if self.vocab.conversion_name.search(name):  # re-typed raw data: what it got, as it is
+            return frozenset(a for a in all_args if isinstance(a, (Root, ReadOf, HostOnly, Param)))
+        if _constructs(name):  # a class wraps what it is given (``Tensor(storage, shape)``)
+            return _wrapped(all_args)
+        # a callee we cannot see runs where its operands are: given host data, its result is
+        # host data, and uploading it uploads what the host made. Whether it computes or only
+        # converts (``Image.fromarray``) is not known: returned as is, it is no finding.
+        return host_operands(all_args) - {COMPUTED}
 
 
 # --- helpers ---------------------------------------------------------------------------------
+
+#: What a name stands for where it is a constant (a local bound once, a module's constant):
+#: the expression it was bound to, or None.
+ConstantLookup = Callable[[str], "ast.expr | None"]
+
+
+def _no_constants(name: str) -> ast.expr | None:
+    return None
+
 
 
 def _shown(node: ast.expr, limit: int = 48) -> str:
@@ -1038,30 +1199,36 @@ def _exits(body: list[ast.stmt]) -> bool:
     return bool(body) and isinstance(body[-1], (ast.Raise, ast.Return))
 
 
-def _host_guard(test: ast.expr) -> tuple[str, int] | None:
+def _host_guard(test: ast.expr, constant: ConstantLookup = _no_constants) -> tuple[str, int] | None:
     """``x.device.type == "cpu"`` (x on the host in the body: arm 0), ``!= "cpu"`` (arm 1),
-    ``!= "<device>"`` (arm 0); ``a and b`` guards the body when either part does."""
+    ``!= "<device>"`` (arm 0); ``a and b`` guards the body when either part does. The device
+    may be read as ``x.device.type``, ``x.device`` or ``str(x.device)``, and the CPU spelled
+    in any way ``_is_cpu_literal`` reads (``CPU``, ``torch.device("cpu")``)."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         for part in test.values:
-            found = _host_guard(part)
+            found = _host_guard(part, constant)
             if found is not None and found[1] == 0:
                 return found
         return None
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant)):
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
         return None
-    subject, literal = test.left, test.comparators[0].value
+    subject, other = test.left, test.comparators[0]
+    if isinstance(subject, ast.Call) and isinstance(subject.func, ast.Name) and subject.func.id == "str" \
+            and len(subject.args) == 1:
+        subject = subject.args[0]
     if isinstance(subject, ast.Attribute) and subject.attr == "type":
         subject = subject.value
-    if not (isinstance(subject, ast.Attribute) and subject.attr == sem.DEVICE_PARAMETER and isinstance(literal, str)):
+    if not (isinstance(subject, ast.Attribute) and subject.attr == sem.DEVICE_PARAMETER):
         return None
     name = _base_name(subject.value)
     if name is None:
         return None
-    is_cpu = literal == "cpu" or literal.startswith("cpu:")
-    if isinstance(test.ops[0], ast.Eq):
+    is_cpu = _is_cpu_literal(other, constant)
+    is_literal = isinstance(other, ast.Constant) and isinstance(other.value, str)
+    if isinstance(test.ops[0], (ast.Eq, ast.Is)):
         return (name, 0) if is_cpu else None
-    if isinstance(test.ops[0], ast.NotEq):
-        return (name, 1) if is_cpu else (name, 0)
+    if isinstance(test.ops[0], (ast.NotEq, ast.IsNot)):
+        return (name, 1) if is_cpu else (name, 0) if is_literal else None
     return None
 
 
@@ -1139,30 +1306,33 @@ def _counts(iterable: ast.expr, vocab: HostVocabulary) -> bool:
     return name in vocab.counting_iterators
 
 
-def _names_cpu(node: ast.Call) -> bool:
-    """The call's ``device=`` is the CPU, written out."""
-    return any(k.arg == sem.DEVICE_PARAMETER and _is_cpu_literal(k.value) for k in node.keywords)
+def _names_cpu(node: ast.Call, constant: ConstantLookup = _no_constants) -> bool:
+    """The call's ``device=`` is the CPU, in any spelling."""
+    return any(k.arg == sem.DEVICE_PARAMETER and _is_cpu_literal(k.value, constant) for k in node.keywords)
 
 
-def _is_cpu_literal(node: ast.AST) -> bool:
+def _is_cpu_literal(node: ast.AST, constant: ConstantLookup = _no_constants, depth: int = 0) -> bool:
+    """Whether ``node`` names the CPU as a device: ``"cpu"``, ``"cpu:0"``, ``torch.device("cpu")``,
+    the framework's own ``Device("cpu")``, or a name bound to one of these (a local bound once,
+    a module's constant ``CPU = "cpu"``)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value == "cpu" or node.value.startswith("cpu:")
     if isinstance(node, ast.Call) and node.args:
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         if name.lower() == sem.DEVICE_PARAMETER:
-            return _is_cpu_literal(node.args[0])
+            return _is_cpu_literal(node.args[0], constant, depth + 1)
+    if isinstance(node, ast.Name) and depth < 4:
+        bound = constant(node.id)
+        return bound is not None and _is_cpu_literal(bound, constant, depth + 1)
     return False
 
 
-def _literal_device(node: ast.Call, bound_once: dict[str, ast.expr]) -> str | None:
-    """The device a ``.to(...)`` call names, when it is written out (or a local bound once
-    to it names it: ``host = torch.device("cpu")``); None otherwise."""
+def _literal_device(node: ast.Call, constant: ConstantLookup = _no_constants) -> str | None:
+    """The device a ``.to(...)`` call names, when it is the CPU in any spelling; None otherwise."""
     candidates = [k.value for k in node.keywords if k.arg == sem.DEVICE_PARAMETER] + list(node.args[:1])
     for candidate in candidates:
-        if isinstance(candidate, ast.Name) and candidate.id in bound_once:
-            candidate = bound_once[candidate.id]
-        if _is_cpu_literal(candidate):
+        if _is_cpu_literal(candidate, constant):
             return "cpu"
     return None
 
@@ -1185,11 +1355,11 @@ def _converts_dtype_only(node: ast.Call) -> bool:
     return False
 
 
-def _targets_device(node: ast.Call) -> bool:
+def _targets_device(node: ast.Call, constant: ConstantLookup = _no_constants) -> bool:
     """The call names a device as its target (``device=...``, ``x.device``): it creates there."""
     for keyword in node.keywords:
         if keyword.arg == sem.DEVICE_PARAMETER:
-            return not _is_cpu_literal(keyword.value)
+            return not _is_cpu_literal(keyword.value, constant)
     for arg in node.args:
         if isinstance(arg, ast.Attribute) and arg.attr == sem.DEVICE_PARAMETER:
             return True
@@ -1232,6 +1402,28 @@ def _bind(callee: FunctionInfo, node: ast.Call, args: list[Value], kwargs: dict[
             index = callee.params.index(name)
             bound[index] = bound.get(index, EMPTY) | value
     return bound
+
+
+#: Python sequences written out: data of a tensor made from them is the host's, never a tensor's.
+_SEQUENCE_DISPLAYS = (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.Constant)
+
+
+def _pending(value: Value) -> Value:
+    """The uploads pending in ``value`` (``Pending``): what a call that moves or wraps it carries."""
+    return frozenset(a for a in value if isinstance(a, Pending))
+
+
+def _wrapped(given: Value) -> Value:
+    """What an object built around ``given`` holds for the walk: the parameters it wraps and
+    uploads pending (``Tensor(storage_of_uploaded_data, shape)`` is that upload), not host data
+    (a tensor around a host view of device memory is that tensor: ``_from_metal_buffer``)."""
+    return frozenset(a for a in given if isinstance(a, (Param, Pending)))
+
+
+def _constructs(name: str) -> bool:
+    """A call of a class (``__init__``, or a capitalised name): it wraps its arguments (a
+    tensor around a storage, a storage around a buffer) and computes nothing with them."""
+    return name == "__init__" or name[:1].isupper()
 
 
 def _is_class_ref(node: ast.expr) -> bool:

@@ -634,12 +634,22 @@ def _outline(module: Module, tree: ast.Module) -> None:
             for local, target in import_bindings(module.name, module.is_package, stmt):
                 module.imports.setdefault(local, target)
         elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            if isinstance(stmt.value, (ast.Name, ast.Attribute)):
+            # a name for another (``mm = matmul``), or a constant (``CPU = "cpu"``,
+            # ``HOST = torch.device("cpu")``): what a device argument may be spelled as
+            if isinstance(stmt.value, (ast.Name, ast.Attribute)) or _is_constant(stmt.value):
                 module.aliases.setdefault(stmt.targets[0].id, stmt.value)
     for info in _functions(module, lines, tree.body, "", None):
         module.functions[info.qualname] = info
     module.spans = {qualname: _span(node) for qualname, node in _def_nodes(tree.body, "")
                     if ".<locals>." not in qualname}
+
+
+def _is_constant(value: ast.expr) -> bool:
+    """A string literal, or a call of literals alone (``torch.device("cpu")``)."""
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, str)
+    return isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)) \
+        and all(isinstance(a, ast.Constant) for a in value.args) and not value.keywords
 
 
 def _span(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]:

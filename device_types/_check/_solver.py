@@ -431,6 +431,23 @@ class Analysis:
     def declared(self, dotted: str) -> str | None:
         return self.backends.declared.get(dotted)
 
+    def constant(self, info: FunctionInfo, name: str) -> ast.expr | None:
+        module_name, hops = info.module, 0
+        while hops < 3:
+            self._look(module_name, name)
+            module = self.project.module(module_name)
+            if module is None or name in module.defs:
+                return None
+            alias = module.aliases.get(name)
+            if alias is not None:
+                return alias if not isinstance(alias, (ast.Name, ast.Attribute)) else None
+            target = module.imports.get(name)
+            if target is None or "." not in target:
+                return None
+            module_name, _, name = target.rpartition(".")
+            hops += 1
+        return None
+
     @property
     def vocabulary(self) -> HostVocabulary:
         return self.backends.config.check.vocabulary

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Union
 
-__all__ = ["ArrayOf", "COMPUTED", "EMPTY", "Computed", "HostOnly", "LoopFilled", "Param", "ReadOf", "Root", "Value", "as_scalar", "is_host",
-           "params", "root_fields", "roots"]
+__all__ = ["ArrayOf", "COMPUTED", "EMPTY", "Computed", "HostOnly", "LoopFilled", "Param", "Pending", "ReadOf", "Root", "Value", "as_scalar", "is_host",
+           "host_operands", "params", "root_fields", "roots"]
 
 #: ``read``: device data copied to the host; ``built``: array data made on the host.
 RootKind = Literal["read", "built"]
@@ -87,13 +87,24 @@ class ArrayOf:
 
 
 @dataclass(frozen=True)
+class Pending:
+    """A device tensor uploaded from data the host built from metadata alone (a loop over
+    shapes, ``range``, strides): an operand of a device kernel (an index map, offsets) is
+    metadata staged for it, no finding; returned as the op's result (``tril_indices``, an
+    ``arange`` filled by a loop) it is the result built on the host."""
+
+    root: Root
+    how: str
+
+
+@dataclass(frozen=True)
 class Computed:
     """The host data went through a host computation (numpy, arithmetic), not just a copy."""
 
 
 COMPUTED = Computed()
 
-Atom = Union[Root, Param, ReadOf, HostOnly, LoopFilled, ArrayOf, Computed]
+Atom = Union[Root, Param, ReadOf, HostOnly, LoopFilled, ArrayOf, Pending, Computed]
 Value = frozenset[Atom]
 EMPTY: Value = frozenset()
 
@@ -117,6 +128,19 @@ def params(value: Value) -> set[int]:
 def is_host(value: Value) -> bool:
     """Known to be host data (a root, host data read from a parameter, host memory)."""
     return any(isinstance(a, (Root, ReadOf, HostOnly)) for a in value)
+
+
+def host_operands(value: Value) -> Value:
+    """The host tensor data among ``value``: what an operation on it computes with on the host.
+
+    Data read back or built on the host (not a Python scalar: a scalar is a kernel operand or a
+    sync), host data read from a parameter, and host memory. Whatever takes these as operands,
+    the framework's own op, numpy, a method, an operator or a helper we cannot see, runs where
+    they are: on the host. Empty when ``value`` holds none (device data, metadata, unknown)."""
+    found = frozenset(a for a in value if isinstance(a, (ReadOf, HostOnly)) or (isinstance(a, Root) and not a.scalar))
+    if not any(isinstance(a, (Root, ReadOf)) for a in found):
+        return EMPTY  # host memory alone (a pinned buffer, a CPU branch) is nobody's device data
+    return found | frozenset({COMPUTED})
 
 
 def as_scalar(value: Value) -> Value:

@@ -33,7 +33,7 @@ def test_a_new_fallback_in_a_baselined_tree_is_reported_exactly_once(tree: Path)
     written = run_cli("--write-baseline", "baseline.json", "candle/_backends", cwd=tree)
     assert written.returncode == 0, written.stderr
     entries = json.loads((tree / "baseline.json").read_text())["entries"]
-    assert len(entries) > 400  # the wheel's fallbacks, recorded
+    assert len(entries) > 350  # the wheel's fallbacks, recorded (400 at this writing)
     assert run_cli("--baseline", "baseline.json", "candle/_backends", cwd=tree).returncode == 0
 
     ops = tree / "candle/_backends/mps/ops.py"

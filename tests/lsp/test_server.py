@@ -292,6 +292,7 @@ def test_hover_says_when_a_helper_falls_back(project: Path) -> None:
                                                       "position": {"line": 15, "character": 22}})
         assert hover["contents"]["value"] == (
             "**device-types:** `sort` (`fw/_backends/mps/sorting.py:6`)\n\n"
-            'reads back to the host (line 8: "to_numpy(a)") when op is "host" [`device-readback`]')
+            'reads back to the host (line 8: "to_numpy(a)") when op == "host" [`device-readback`]; '
+            "returns `a` read back to the host")
     finally:
         assert client.close() == 0

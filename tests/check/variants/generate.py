@@ -19,9 +19,10 @@ The verdicts follow ``shared/policy/what-counts-as-a-fallback.md`` and issue 24'
 they leave room, these were decided:
 - any op on host tensor data computes on the host, whatever the op is (the framework's
   functional op, a backend op, numpy, an unknown or undefined helper, a method, an operator);
-- an index map built on the host from the op's scalar arguments and uploaded is a fallback (as
-  ``index_map`` in ``cases/proj``); a user's slice expanded to indices is the user's own index
-  data (clean, as issue 24 says);
+- data built on the host from metadata alone (shapes, strides, loop counters, the user's slice)
+  is metadata (issue 24): uploaded as a device kernel's operand (an index map) it is no finding;
+  returned as the op's result (``tril_indices``, an ``arange`` filled by a loop) it is the
+  result built on the host, a fallback;
 - a host loop that copies elements between device tensors at read-back indices is host
   computation of the result, by memcpy or by setitem/getitem alike;
 - a count summed on the device and read back to size the output is a host sync (the same count
@@ -523,9 +524,11 @@ def indirect() -> tuple[Module, Module]:
 
 
 def index_maps() -> Module:
-    """Seed ``index_map``: an index map built on the host and uploaded (fallback); shapes built
-    the same ways and only used as shapes (metadata, clean)."""
-    m = Module("npu/index.py", "Index maps built on the host (fallbacks) and shapes built alike (metadata).", """
+    """Seed ``index_map``: an index map built on the host from metadata alone (shapes, strides,
+    loop counters) and uploaded as a device kernel's operand is metadata (clean, issue 24);
+    returned as the op's result (``tril_indices``) it is the result built on the host
+    (fallback). Shapes built the same ways and only used as shapes are metadata (clean)."""
+    m = Module("npu/index.py", "Index maps built on the host: operands (metadata) or results (fallbacks); shapes built alike.", """
         import random
 
         import numpy as np
@@ -534,43 +537,58 @@ def index_maps() -> Module:
         from ..common.convert import from_numpy
         from ..mps import kernels
     """)
-    m.add("index_map", "built in a for loop with append", "fallback", """
+    m.add("index_map", "built in a for loop with append", "clean", """
         def index_map_loop(a, n, stride):
             idx = []
             for i in range(n):
-                idx.append(i * stride)  # E: numpy
+                idx.append(i * stride)
             return kernels.gather(a, from_numpy(np.array(idx), None, a.device))
     """)
-    m.add("index_map", "built by a list comprehension", "fallback", """
+    m.add("index_map", "built by a list comprehension", "clean", """
         def index_map_comprehension(a, n, stride):
-            idx = [i * stride for i in range(n)]  # E: numpy
+            idx = [i * stride for i in range(n)]
             return kernels.gather(a, from_numpy(np.array(idx), None, a.device))
     """)
-    m.add("index_map", "built in a for loop, uploaded by vfw.tensor(device=)", "fallback", """
+    m.add("index_map", "built in a for loop, uploaded by vfw.tensor(device=)", "clean", """
         def index_map_loop_tensor(a, n, stride):
             idx = []
             for i in range(n):
-                idx.append(i * stride)  # E: numpy
+                idx.append(i * stride)
             return kernels.gather(a, vfw.tensor(idx, device=a.device))
     """)
-    m.add("index_map", "built by a comprehension, uploaded by vfw.tensor(idx).to(a.device)", "fallback", """
+    m.add("index_map", "built by a comprehension, uploaded by vfw.tensor(idx).to(a.device)", "clean", """
         def index_map_comprehension_to(a, n, stride):
-            idx = [i * stride for i in range(n)]  # E: numpy
+            idx = [i * stride for i in range(n)]
             return kernels.gather(a, vfw.tensor(idx).to(a.device))
     """)
-    m.add("index_map", "built by a while loop", "fallback", """
+    m.add("index_map", "built by a while loop", "clean", """
         def index_map_while(a, n, stride):
             idx = []
             i = 0
             while i < n:
-                idx.append(i * stride)  # E: numpy
+                idx.append(i * stride)
                 i += 1
             return kernels.gather(a, from_numpy(np.array(idx), None, a.device))
     """)
-    m.add("index_map", "built by np.arange", "fallback", """
+    m.add("index_map", "built by np.arange", "clean", """
         def index_map_arange(a, n, stride):
-            idx = np.arange(n) * stride  # E: numpy
+            idx = np.arange(n) * stride
             return kernels.gather(a, from_numpy(idx, None, a.device))
+    """)
+    m.add("index_map", "the index lists returned as the result (tril_indices), built in for loops", "fallback", """
+        def tril_indices(row, col, device):
+            rows = []
+            cols = []
+            for r in range(row):
+                for c in range(min(col, r + 1)):
+                    rows.append(r)  # E: numpy
+                    cols.append(c)
+            return vfw.tensor([rows, cols], device=device)
+    """)
+    m.add("index_map", "the index list returned as the result, by a comprehension and np.array", "fallback", """
+        def diag_indices(n, device):
+            idx = [i * n + i for i in range(n)]  # E: numpy
+            return from_numpy(np.array(idx), None, device)
     """)
     m.add("host_result", "arange's values appended in a for loop", "fallback", """
         def arange_loop(n, device):

@@ -17,8 +17,15 @@ def nonzero(a):
 
 
 def index_map(a, n):
-    idx = np.arange(n).reshape(n, 1) * a.shape[1]  # E: device-numpy
+    """An index map from shapes alone, staged as the gather's operand: metadata (issue 24)."""
+    idx = np.arange(n).reshape(n, 1) * a.shape[1]
     return gather(a, upload(idx, device=a.device))
+
+
+def index_table(n, device):
+    """The same map returned as the op's result: built on the host."""
+    idx = np.arange(n).reshape(n, 1) * n  # E: device-numpy
+    return upload(idx, device=device)
 
 
 def repeat_interleave(a, repeats):
@@ -39,7 +46,7 @@ def aclnn_nonzero(a):
 
 
 def gather(a, index):
-    return ("aclnnGather", a, index)
+    return runtime.acl.op("aclnnGather", a, index)
 
 
 def upload(arr, device):
