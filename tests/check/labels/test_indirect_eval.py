@@ -40,16 +40,16 @@ def _direct(path, line, function, root_text):
 
 
 ROOT = _direct(MPS, 233, "_gpu_reduce_single_dim", '"from_address()" (raw memory read)')
-SCALAR = _direct(NPU, 4791, "_npu_advanced_setitem", 'numpy "full()"')
+SCALAR = _direct(NPU, 9713, "_build_dft_matrices", 'numpy "full()"')  # a line that is not the root
 
 
 @pytest.mark.parametrize(("finding", "verdict"), [
     (_indirect(MPS, 490, ["argmax", "_gpu_reduce_single_dim"], '"from_address()" (raw memory read)'), "right"),
     (_indirect(MPS, 452, ["mean_", "_gpu_reduce_single_dim"], '"from_address()" (raw memory read)'), "not reached"),
-    (_indirect(NPU, 4014, ["setitem", "_npu_advanced_setitem"], 'numpy "full()"'), "wrong root"),
-    (_indirect(NPU, 4014, ["setitem", "_npu_advanced_setitem"], 'numpy "full()"',
-               hops=[{"path": NPU, "line": 4014}, {"path": NPU, "line": 4766}]), "right"),
-    (_indirect(NPU, 4014, ["setitem", "_npu_advanced_setitem"], "x", root=f"{NPU}:4791"), "wrong root"),
+    (_indirect(NPU, 9747, ["_apply_dft_1d", "_build_dft_matrices"], 'numpy "full()"'), "wrong root"),
+    (_indirect(NPU, 9747, ["_apply_dft_1d", "_build_dft_matrices"], 'numpy "full()"',
+               hops=[{"path": NPU, "line": 9747}, {"path": NPU, "line": 9702}]), "right"),
+    (_indirect(NPU, 9747, ["_apply_dft_1d", "_build_dft_matrices"], "x", root=f"{NPU}:9713"), "wrong root"),
     (_indirect(NPU, 8627, ["nanquantile_op", "quantile_op"], 'numpy "zeros()"'), "not reached"),
     (_indirect(NPU, 4000, ["getitem", "_npu_basic_getitem_view"], "x"), "not reached"),  # callee labelled clean
     (_indirect(MPS, 1, ["no_such_caller", "no_such_callee"], "x"), "unjudged"),

@@ -473,62 +473,10 @@ def _adagrad_step(param, grad, state_sum, step, lr, lr_decay, weight_decay, eps,
 ''', why="optimizer step as Metal ops"),
 ]
 
+# issue 24: diagonal_op, det_op and col2im_op (and linalg_det_op, linalg_slogdet_op,
+# linalg_matrix_rank_op through them) are no longer fix pairs: their host step is an index map
+# computed from shapes alone and staged as a gather's operand, which is metadata, not a fallback.
 NPU_PAIRS = [
-    Pair(NPU, "diagonal_op", '''
-def diagonal_op(a, offset=0, dim1=0, dim2=1):
-    """torch.diagonal: permute + flatten + gather with indices built on the device."""
-    from ..common import view as view_backend
-
-    ndim = a.dim()
-    d1 = dim1 % ndim
-    d2 = dim2 % ndim
-    if d1 == d2:
-        raise RuntimeError("diagonal: dim1 and dim2 cannot be equal")
-    dims = [i for i in range(ndim) if i != d1 and i != d2] + [d1, d2]
-    t = view_backend.permute(a, dims)
-    rows = t.shape[-2]
-    cols = t.shape[-1]
-    if offset >= 0:
-        diag_len = max(0, min(rows, cols - offset))
-        start = offset
-    else:
-        diag_len = max(0, min(rows + offset, cols))
-        start = -offset * cols
-    batch_shape = t.shape[:-2]
-    if diag_len == 0:
-        from .creation import empty_create
-        return empty_create(batch_shape + (0,), dtype=a.dtype, device=a.device)
-    t_flat = view_backend.reshape(contiguous(t), batch_shape + (rows * cols,))
-    # flat index of element i of the diagonal: start + i * (cols + 1)
-    idx = add(mul(_npu_arange_1d(diag_len, a.device), cols + 1), start)
-    idx = _npu_broadcast_to(view_backend.reshape(idx, (1,) * len(batch_shape) + (diag_len,)),
-                            batch_shape + (diag_len,))
-    return gather(t_flat, -1, contiguous(idx))
-''', why="host-built gather index map replaced by arange/mul/add on the device"),
-    Pair(NPU, "det_op", '''
-def det_op(a):
-    """Determinant via element extraction for 2x2, QR for general case."""
-    if len(a.shape) < 2:
-        raise RuntimeError(f"det: input must be at least 2-D, got {len(a.shape)}-D")
-    if a.shape[-2] != a.shape[-1]:
-        raise RuntimeError(f"det: input must be a square matrix, got shape {a.shape}")
-    from ..._dispatch.dispatcher import dispatch
-    from ..common import view as view_backend
-    n = a.shape[-1]
-    if n == 1:
-        return view_backend.reshape(a, a.shape[:-2])
-    if n == 2 and len(a.shape) == 2:
-        flat = view_backend.reshape(contiguous(a), (4,))
-        pair = _npu_arange_1d(2, a.device)
-        ad_idx = mul(pair, 3)           # [0, 3]
-        bc_idx = add(pair, 1)           # [1, 2]
-        ad_prod = dispatch("prod", "npu", index_select(flat, 0, ad_idx), dim=0)
-        bc_prod = dispatch("prod", "npu", index_select(flat, 0, bc_idx), dim=0)
-        return sub(ad_prod, bc_prod)
-    q, r = dispatch("linalg_qr", "npu", a)
-    diag_r = diagonal_op(r, offset=0, dim1=-2, dim2=-1)
-    return dispatch("prod", "npu", diag_r, dim=-1)
-''', why="host index arrays [0, 3] / [1, 2] replaced by device arange arithmetic"),
     Pair(NPU, "_build_dft_matrices", '''
 def _build_dft_matrices(N, device, dtype, inverse=False):
     """Real and imaginary parts of the DFT matrix, computed on the NPU."""
@@ -580,40 +528,6 @@ def im2col_op(a, kernel_size, dilation, padding, stride):
     result = gather(a_fully_flat, -1, idx)
     return view_backend.reshape(result, (N, C * kH * kW, L))
 ''', why="host-built gather index map replaced by device arange arithmetic"),
-    Pair(NPU, "col2im_op", '''
-def col2im_op(a, output_size, kernel_size, dilation, padding, stride):
-    """F.fold: scatter_add of sliding blocks, indices built on the device."""
-    from ..._dispatch.dispatcher import dispatch
-    from ..common import view as view_backend
-    N, C_kk, L = a.shape
-    kH, kW = kernel_size
-    dH, dW = dilation
-    pH, pW = padding
-    sH, sW = stride
-    H_out, W_out = output_size
-    H_col = (H_out + 2 * pH - ((kH - 1) * dH + 1)) // sH + 1
-    W_col = (W_out + 2 * pW - ((kW - 1) * dW + 1)) // sW + 1
-    C = C_kk // (kH * kW)
-    H_pad = H_out + 2 * pH
-    W_pad = W_out + 2 * pW
-    dev = a.device
-    k_rows = mul(view_backend.reshape(_npu_arange_1d(kH, dev), (kH, 1, 1, 1)), dH * W_pad)
-    k_cols = mul(view_backend.reshape(_npu_arange_1d(kW, dev), (1, kW, 1, 1)), dW)
-    o_rows = mul(view_backend.reshape(_npu_arange_1d(H_col, dev), (1, 1, H_col, 1)), sH * W_pad)
-    o_cols = mul(view_backend.reshape(_npu_arange_1d(W_col, dev), (1, 1, 1, W_col)), sW)
-    idx = add(add(k_rows, k_cols), add(o_rows, o_cols))
-    idx = view_backend.reshape(contiguous(idx), (1, 1, kH * kW * H_col * W_col))
-    idx_expanded = dispatch("tile", "npu", idx, (N, C, 1))
-    out = dispatch("zeros", "npu", (N, C, H_pad * W_pad), dtype=a.dtype, device=dev)
-    from ..._functional import scatter_add_ as _scatter_add
-    _scatter_add(out, 2, idx_expanded, view_backend.reshape(a, (N, C, kH * kW * L)))
-    out = view_backend.reshape(out, (N, C, H_pad, W_pad))
-    if pH > 0 or pW > 0:
-        out = dispatch("narrow", "npu", out, 2, pH, H_out)
-        out = dispatch("narrow", "npu", out, 3, pW, W_out)
-        out = contiguous(out)
-    return out
-''', why="host-built scatter index map replaced by device arange arithmetic"),
     Pair(NPU, "tril_indices", '''
 def tril_indices(row, col, offset=0, dtype=None, device=None, layout=None):
     if layout is not None and layout != "strided":
@@ -812,9 +726,6 @@ def ctc_loss_op(log_probs, targets, input_lengths, target_lengths,
     Pair(NPU, "fft_fft2_op", None, fixed_by=("_build_dft_matrices",)),
     Pair(NPU, "fft_ifftn_op", None, fixed_by=("_build_dft_matrices",)),
     Pair(NPU, "fft_hfft_op", None, fixed_by=("_build_dft_matrices",)),
-    Pair(NPU, "linalg_det_op", None, fixed_by=("det_op", "diagonal_op")),
-    Pair(NPU, "linalg_slogdet_op", None, fixed_by=("diagonal_op",)),
-    Pair(NPU, "linalg_matrix_rank_op", None, fixed_by=("diagonal_op",)),
 ]
 
 CUDA_PAIRS = [
