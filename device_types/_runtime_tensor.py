@@ -27,6 +27,7 @@ import copyreg
 import functools
 import operator
 import sys
+import threading
 from typing import Any, TypeVar
 
 from ._devices import Device
@@ -100,9 +101,23 @@ def _name(device: Any) -> str:
     return device.__name__ if isinstance(device, type) else repr(device)
 
 
-@functools.cache
+_MADE: dict[Any, _TensorOnMeta] = {}
+_MAKING = threading.Lock()
+
+
 def _tensor_on(device: Any) -> _TensorOnMeta:
-    """``Tensor[device]``: one class per marker or TypeVar, so ``Tensor[MPS] is Tensor[MPS]``."""
+    """``Tensor[device]``: one class per marker or TypeVar, so ``Tensor[MPS] is Tensor[MPS]``
+    (made under a lock: two threads evaluating annotations at once get the same class)."""
+    made = _MADE.get(device)
+    if made is None:
+        with _MAKING:
+            made = _MADE.get(device)
+            if made is None:
+                made = _MADE[device] = _make_tensor_on(device)
+    return made
+
+
+def _make_tensor_on(device: Any) -> _TensorOnMeta:
     name = f"Tensor[{_name(device)}]"
     namespace = {
         "__module__": "device_types",

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import pickle
 import subprocess
 import sys
+import threading
+import time
 import typing
 from typing import Annotated, TypeVar
 
@@ -160,3 +163,25 @@ def test_subscription_and_isinstance_do_not_import_torch() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False", "False", "False"]
+
+
+def test_threads_subscribing_at_once_get_one_class(monkeypatch: pytest.MonkeyPatch) -> None:
+    from device_types import _runtime_tensor
+
+    make = _runtime_tensor._make_tensor_on
+
+    def slow_make(device: object) -> type:
+        time.sleep(0.05)  # every thread is inside the first subscription at once
+        return make(device)
+
+    monkeypatch.setattr(_runtime_tensor, "_make_tensor_on", slow_make)
+    fresh = TypeVar("fresh", bound=Device)
+    start = threading.Barrier(8)
+
+    def subscribe() -> type:
+        start.wait()
+        return Tensor[fresh]  # type: ignore[no-any-return]
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        made = list(pool.map(lambda _: subscribe(), range(8)))
+    assert all(cls is made[0] for cls in made)
