@@ -3,11 +3,11 @@
 ``Tensor[MPS]`` is a torch tensor on Apple Metal; ``torch.Tensor`` (no argument) stays
 gradual. Statically ``Tensor`` is torch's own ``Tensor`` made device-generic by the
 overlay (``device-types stubs install``); at run time it is a stand-in whose
-``Tensor[MPS]`` is ``Annotated[torch.Tensor, MPS]`` and whose ``isinstance`` is torch's.
-Importing this package does not import torch, and it works without torch installed
-(``pip install device-types`` brings the check and the audit alone): ``Tensor[MPS]`` then
-is ``Annotated[Tensor, MPS]`` over the stand-in and ``isinstance`` is False (see
-``_runtime_tensor``).
+``isinstance`` is torch's, and ``Tensor[MPS]`` is a class whose ``isinstance`` is a torch
+tensor on mps (so beartype, typeguard and jaxtyping's ``Float[Tensor[MPS], "b n"]`` check
+the device). Importing this package does not import torch, and it works without torch
+installed (``pip install device-types`` brings the check and the audit alone):
+``isinstance`` is then False (see ``_runtime_tensor``).
 """
 
 from typing import TYPE_CHECKING

@@ -5,8 +5,8 @@ Every case function without an expected-error marker runs on real tensors where 
 machine has every device it touches (CPU; CUDA on a GPU machine), and otherwise under
 FakeTensorMode, which gives torch's real device propagation for cuda/mps/xpu tensors on
 a CPU-only machine. Arguments come from the functions' own annotations (``Tensor[MPS]``
-is ``Annotated[torch.Tensor, MPS]`` at run time), and ``assert_type`` is replaced by a
-check of the value's device. Needs only torch and device_types (no checker, no overlay),
+is a class carrying its marker as ``__metadata__`` at run time), and ``assert_type`` is
+replaced by a check of the value's device. Needs only torch and device_types (no checker, no overlay),
 so it also runs on the GPU machine: ``PYTHONPATH=. python3 -m pytest tests/typecheck/test_runtime.py``.
 """
 
@@ -19,7 +19,7 @@ import typing
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Annotated, Any, get_args, get_origin
+from typing import Any
 
 import pytest
 import torch
@@ -69,10 +69,9 @@ class DeviceAssertionError(AssertionError):
 
 def _expected_device(expected: Any) -> str | None:
     """The device type an assert_type target promises, or None when it promises none."""
-    if get_origin(expected) is Annotated:
-        marker = get_args(expected)[1]
-        if isinstance(marker, type) and issubclass(marker, Device):
-            return marker.type
+    marker = _marker(expected)
+    if isinstance(marker, type) and issubclass(marker, Device):
+        return marker.type
     if isinstance(expected, str):
         match = re.fullmatch(r"torch\.device\[(\w+)\]", expected)
         if match:
@@ -99,11 +98,17 @@ def _load(path: Path) -> ModuleType:
     return module
 
 
+def _marker(hint: Any) -> Any:
+    """The marker (or TypeVar) of a ``Tensor[D]`` hint, None for any other hint."""
+    metadata = getattr(hint, "__metadata__", ()) if isinstance(hint, type) else ()
+    return metadata[0] if metadata else None
+
+
 def _device_of(hint: Any) -> str | None:
-    if get_origin(hint) is Annotated:
-        marker = get_args(hint)[1]
-        if isinstance(marker, type) and issubclass(marker, Device):
-            return marker.type
+    marker = _marker(hint)
+    if isinstance(marker, type) and issubclass(marker, Device):
+        return marker.type
+    if marker is not None:
         return "cpu"  # a device TypeVar: any one device will do
     return None
 
