@@ -26,7 +26,7 @@ from ._conditions import ALWAYS, NEVER, Binding, Condition, conjoin, disjoin, su
 from ._guards import GuardReader, parameter_names
 from ._project import FunctionInfo, import_bindings
 from ._summary import EMPTY_SUMMARY, FallbackPath, Hop, Summary
-from ._values import COMPUTED, Atom, EMPTY, ArrayOf, HostOnly, LoopFilled, Param, Pending, ReadOf, Root, Value, as_scalar, host_operands, is_host, params, root_fields, roots
+from ._values import COMPUTED, Atom, EMPTY, ArrayOf, HostOnly, LoopFilled, Param, Pending, ReadOf, Root, Value, as_scalar, host_operands, host_operands_of, is_host, params, root_fields, roots
 
 __all__ = ["Facts", "FunctionInfo", "Resolver", "interpret"]
 
@@ -646,7 +646,9 @@ class _Walker:
     def expr_Call(self, node: ast.Call, env: dict[str, Value]) -> Value:
         outer, self._pending = self._pending, EMPTY
         try:
-            return self.call(node, env) | self._pending
+            value = self.call(node, env)
+            pending = self._pending
+            return value | pending if pending else value
         finally:
             self._pending = outer
 
@@ -656,7 +658,7 @@ class _Walker:
         all_args: Value = EMPTY
         for value in (*args, *kwargs.values()):
             all_args = all_args | value
-        out = kwargs.get("out")
+        out = kwargs.get("out") if kwargs else None
         if out is not None and not is_host(out):  # ``mul(a.cpu(), 2.0, out=out)``: into a device tensor
             operands = frozenset().union(*args, *(v for k, v in kwargs.items() if k != "out"))
             if host_operands(operands):
@@ -984,15 +986,17 @@ class _Walker:
             # most callees: nothing returned, uploaded or read into from any argument, so the
             # arguments need no binding (a resolved receiver is a name chain: evaluating it
             # again records nothing); one given host data computes with it there
-            given = frozenset().union(*args, *kwargs.values()) if args or kwargs else EMPTY
-            return _wrapped(given) if _constructs(callee.short) else host_operands(given)
+            if _constructs(callee.short):
+                return _wrapped(frozenset().union(*args, *kwargs.values())) if args or kwargs else EMPTY
+            return host_operands_of((*args, *kwargs.values()))
         bound = _bind(callee, node, args, kwargs, receiver, env, self)
         # host data the summary does not account for (not returned as it is, uploaded or read
         # into) the callee computes with where it is: its result is host data too
         consumed = summary.returns_param | summary.returns_read_of | summary.uploads | summary.array_uploads \
             | summary.maybe_uploads | summary.reads_into
-        unaccounted = frozenset().union(*(v for i, v in bound.items() if i not in consumed))
-        result: Value = _wrapped(unaccounted) if _constructs(callee.short) else host_operands(unaccounted)
+        unaccounted = [v for i, v in bound.items() if v and i not in consumed]
+        result: Value = _wrapped(frozenset().union(*unaccounted)) if _constructs(callee.short) \
+            else host_operands_of(unaccounted)
         for index in summary.returns_read_of:
             arg = bound.get(index, EMPTY)
             if is_host(arg):

@@ -9,10 +9,11 @@ shape, a constant, a value of unknown type.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import Literal, Union
 
 __all__ = ["ArrayOf", "COMPUTED", "EMPTY", "Computed", "HostOnly", "LoopFilled", "Param", "Pending", "ReadOf", "Root", "Value", "as_scalar", "is_host",
-           "host_operands", "params", "root_fields", "roots"]
+           "host_operands", "host_operands_of", "params", "root_fields", "roots"]
 
 #: ``read``: device data copied to the host; ``built``: array data made on the host.
 RootKind = Literal["read", "built"]
@@ -137,10 +138,31 @@ def host_operands(value: Value) -> Value:
     sync), host data read from a parameter, and host memory. Whatever takes these as operands,
     the framework's own op, numpy, a method, an operator or a helper we cannot see, runs where
     they are: on the host. Empty when ``value`` holds none (device data, metadata, unknown)."""
+    if not value:
+        return EMPTY
     found = frozenset(a for a in value if isinstance(a, (ReadOf, HostOnly)) or (isinstance(a, Root) and not a.scalar))
     if not any(isinstance(a, (Root, ReadOf)) for a in found):
         return EMPTY  # host memory alone (a pinned buffer, a CPU branch) is nobody's device data
     return found | frozenset({COMPUTED})
+
+
+def host_operands_of(values: "Iterable[Value]") -> Value:
+    """``host_operands`` of the union of ``values``, without building the union when none holds
+    host data (the common case: parameters, device values)."""
+    found: set[Atom] = set()
+    data = False
+    for value in values:
+        for a in value:
+            if isinstance(a, (Root, ReadOf)):
+                if isinstance(a, ReadOf) or not a.scalar:
+                    found.add(a)
+                    data = True
+            elif isinstance(a, HostOnly):
+                found.add(a)
+    if not data:
+        return EMPTY
+    found.add(COMPUTED)
+    return frozenset(found)
 
 
 def as_scalar(value: Value) -> Value:
