@@ -190,7 +190,8 @@ def _explain_parser(sub: Any) -> None:
 def _stubs_parser(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "stubs", help="install | check | uninstall | path: the device-generic torch overlay",
-        description="Manage the device-generic torch overlay (needs torch installed).")
+        description="Manage the device-generic torch overlay. 'install' and 'check' read the installed torch "
+        "(pip install 'device-types[overlay]'); 'path' and 'uninstall' need no torch.")
     try:
         from device_types_stubs.cli import configure
     except ImportError:  # installed without the overlay
