@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.wheel import build_wheel
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -110,13 +109,6 @@ def _hooks(yaml: str) -> dict[str, dict[str, str]]:
 
 def _wheel_name() -> str:
     return f"device_types-{PYPROJECT['project']['version']}-py3-none-any.whl"
-
-
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel, built from a copy of the sources with this environment's setuptools
-    (no build isolation, no index: nothing is downloaded)."""
-    return build_wheel(tmp_path_factory.mktemp("wheel"))
 
 
 @pytest.fixture(scope="module")
