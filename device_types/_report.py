@@ -115,7 +115,7 @@ def _rule(code: str, docs_url: str | None) -> dict[str, object]:
         "name": "".join(part.capitalize() for part in code.split("-")),
         "shortDescription": {"text": entry.summary},
         "fullDescription": {"text": f"{entry.summary}. Reported by {', '.join(entry.front_ends)}."},
-        "help": {"text": _codes.explain(entry)},
+        "help": {"text": _codes.explain(entry, docs_url)},
         "helpUri": _links.code_url(code, docs_url),
         "defaultConfiguration": {"level": entry.severity, "enabled": entry.default_enabled},
         "properties": {"tags": list(entry.front_ends)},

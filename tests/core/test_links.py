@@ -90,3 +90,8 @@ def test_a_configured_base_url_or_the_environment_moves_every_link(tmp_path: Pat
     assert "file:///srv/docs/errors.md#device-readback" in _sarif_links(elsewhere)
     explained = _cli("explain", "device-readback", env={_links.ENV: "https://example.org/d"})
     assert explained.stdout.splitlines()[-1] == "docs: https://example.org/d/errors.md#device-readback"
+    in_project = _cli("explain", "device-readback", cwd=project)
+    assert in_project.stdout.splitlines()[-1] == "docs: https://example.org/device-types/docs/errors.md#device-readback"
+    rule = json.loads(_cli("check", "--no-cache", "--format", "sarif", ".", cwd=project).stdout)["runs"][0]["tool"][
+        "driver"]["rules"][0]
+    assert rule["help"]["text"].endswith(f"\ndocs: {rule['helpUri']}")
