@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.wheel import build_wheel  # noqa: E402
+from benchmarks.machine import describe  # noqa: E402
 
 BACKEND = "src/fw/_backends/mps/ops.py"
 FINDING = f"{BACKEND}:5: "  # the readback below
@@ -53,6 +54,7 @@ def main() -> int:
         pre_commit = args.pre_commit or _install_pre_commit(work / "pre-commit-venv")
         version = _run([pre_commit, "--version"]).stdout.strip()
         wheel = build_wheel(work)
+        print(describe())
         print(f"{version}, Python {sys.version.split()[0]}")
         print(f"wheel: {wheel.name}, {wheel.stat().st_size:,} bytes")
         configs = {
