@@ -99,6 +99,116 @@ class Facts:
         return result
 
 
+    # --- the check on candle's backends (tests/check/test_candle_corpus.py's run) ---------------
+
+    @cached_property
+    def candle(self):  # -> CheckRun
+        from tests.check.candle_corpus import candle_root, run_check
+
+        config = Path(self._tmp.name) / "candle-config"
+        config.mkdir()
+        return run_check(candle_root(), config)
+
+    @cached_property
+    def fixed_candle(self):  # -> CheckRun, with every fix pair's "after" applied
+        import shutil
+
+        from tests.check.candle_corpus import candle_root, run_check
+        from tests.check.pairs.candle_0_1_0a1 import PAIRS
+        from tests.check.pairs.model import apply_pairs
+
+        root = Path(self._tmp.name) / "fixed-candle"
+        shutil.copytree(candle_root() / "candle", root / "candle")
+        apply_pairs(root, PAIRS)
+        config = Path(self._tmp.name) / "fixed-config"
+        config.mkdir()
+        return run_check(root, config)
+
+    @cached_property
+    def candle_text(self) -> list[str]:
+        """The text report of ``device-types check candle/_backends`` (no host syncs)."""
+        from tests.check.candle_corpus import BACKENDS_TOML, candle_root
+
+        config = Path(self._tmp.name) / "summary-config.toml"
+        config.write_text(BACKENDS_TOML, encoding="utf-8")
+        run = subprocess.run([sys.executable, "-m", "device_types", "check", "--no-cache", "--config", str(config),
+                              "candle/_backends"], cwd=candle_root(), capture_output=True, text=True, timeout=600)
+        return run.stdout.splitlines()
+
+
+#: The functions whose findings docs/untyped-backends.md shows from the check on candle.
+CANDLE_EXAMPLES = (("candle/_backends/cuda/ops.py", "add"), ("candle/_backends/mps/creation.py", "randn_create"),
+                   ("candle/_backends/mps/ops.py", "matmul"), ("candle/_backends/mps/ops.py", "mm"),
+                   ("candle/_backends/mps/ops.py", "argmax"), ("candle/_backends/npu/ops.py", "setitem"),
+                   ("candle/_backends/npu/ops.py", "diagonal_op"), ("candle/_backends/npu/ops.py", "fft_fft_op"))
+
+
+def candle_example(facts: Facts) -> str:
+    """Those functions' lines of the text report, then its summary line, as one block."""
+    lines = facts.candle_text
+    shown = []
+    for path, function in CANDLE_EXAMPLES:
+        (line,) = [text for text in lines if text.startswith(f"{path}:") and f': "{function}" ' in text][:1]
+        shown.append(line)
+    return "```\n" + "\n".join([*shown, "...", lines[-1]]) + "\n```"
+
+
+def candle_host_sync_example(facts: Facts) -> str:
+    """The host sync of candle's npu ``nonzero``, as ``--enable device-host-sync`` prints it."""
+    (finding,) = [f for f in facts.candle.findings if f["code"] == "device-host-sync"
+                  and f["path"].endswith("candle/_backends/npu/ops.py") and f["function"].endswith("nonzero")]
+    return f"```\n{finding['path']}:{finding['line']}: {finding['message']} [{finding['code']}]\n```"
+
+
+def _labelled(label: str) -> set[tuple[str, str]]:
+    from tests.check.candle_corpus import load_labels
+
+    return {k for k, v in load_labels().items() if v.label == label}
+
+
+def recall_precision(facts: Facts) -> tuple[int, int, int]:
+    """(found, fallbacks, flagged labelled functions), as test_candle_corpus counts them."""
+    from tests.check.candle_corpus import load_labels
+
+    flagged = facts.candle.by_function(host_sync=False).keys()
+    fallbacks = _labelled("fallback")
+    found = fallbacks & flagged
+    false_positives = (load_labels().keys() - fallbacks) & flagged
+    return len(found), len(fallbacks), len(found) + len(false_positives)
+
+
+def candle_recall(facts: Facts) -> str:
+    found, fallbacks, _ = recall_precision(facts)
+    return f"{found / fallbacks:.3f} ({found}/{fallbacks} fallback functions)"
+
+
+def candle_precision(facts: Facts) -> str:
+    found, _, flagged = recall_precision(facts)
+    return f"{found / flagged:.3f} ({found}/{flagged}"
+
+
+def candle_short(facts: Facts) -> str:
+    found, fallbacks, flagged = recall_precision(facts)
+    return f"recall {found / fallbacks:.2f} and precision {found / flagged:.3f}"
+
+
+def candle_host_sync(facts: Facts) -> str:
+    host_syncs = _labelled("host-sync")
+    reported = host_syncs & facts.candle.by_function(host_sync=True).keys()
+    as_fallback = host_syncs & facts.candle.by_function(host_sync=False).keys()
+    return f"{len(reported)}/{len(host_syncs)}; {len(as_fallback) or 'none'}"
+
+
+def candle_pairs(facts: Facts) -> str:
+    from tests.check.pairs.candle_0_1_0a1 import PAIRS
+
+    before = facts.candle.by_function(host_sync=False)
+    after = facts.fixed_candle.by_function(host_sync=False)
+    flagged_before = sum((p.path, p.function) in before for p in PAIRS)
+    flagged_after = sum((p.path, p.function) in after for p in PAIRS)
+    return f"{flagged_before}/{len(PAIRS)}, {flagged_after}/{len(PAIRS)}"
+
+
 def _count(n: int) -> str:
     return f"{n:,}"
 
@@ -175,6 +285,13 @@ GENERATED: dict[str, Callable[[Facts], str]] = {
     "labels-mindnlp": lambda f: _count(len(_labels("mindnlp-0.5.1.json")["functions"])),
     "labels-indirect-sites": lambda f: _count(len(_labels("candle-0.1.0a1-indirect.json")["edges"])),
     "fix-pairs": lambda f: _count(pairs()),
+    "candle-example": candle_example,
+    "candle-host-sync-example": candle_host_sync_example,
+    "candle-recall": candle_recall,
+    "candle-precision": candle_precision,
+    "candle-recall-precision": candle_short,
+    "candle-host-sync": candle_host_sync,
+    "candle-pairs": candle_pairs,
 }
 
 
