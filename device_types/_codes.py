@@ -46,6 +46,8 @@ class Code:
     examples: dict[str, dict[str, str]] = field(default_factory=dict, compare=False, hash=False)
     #: The language of ``bad`` and ``good`` (a fenced block's info string in docs/errors.md).
     lang: str = "python"
+    #: How a finding is silenced, where the front ends' usual ways do not apply.
+    silence: str = ""
 
 
 WHERE: Final = "inside the {device} backend ({prefix})"
@@ -61,9 +63,9 @@ READ_BACK: Final = (f'"{{function}}" reads tensor data to the host with {{what}}
 def _code(name: str, front_ends: Iterable[str], summary: str, bad: str, good: str,
           messages: dict[str, str] | None = None, *, severity: str = "error", default_enabled: bool = True,
           enable: str = "", detail: str = "", examples: dict[str, dict[str, str]] | None = None,
-          lang: str = "python") -> Code:
+          lang: str = "python", silence: str = "") -> Code:
     return Code(name, tuple(front_ends), summary, bad.strip("\n"), good.strip("\n"), messages or {}, severity,
-                default_enabled, enable, detail, examples or {}, lang)
+                default_enabled, enable, detail, examples or {}, lang, silence)
 
 
 # --- device-*: the plugin (typed code) and the check (untyped code) --------------------------------
@@ -78,7 +80,8 @@ CONFIG: Final = _code(
             'mypy stops before checking anything (exit status 2) with one line that names the key.'),
     examples={'plugin': {'at': 'pyproject.toml',
                  'message': "[tool.device_types] backends.'pkg._backends.mps': unknown backend device 'gpu'; use one of cuda, mps, npu, xpu"}},
-    lang='toml')
+    lang='toml',
+    silence="Not silenced: with a broken configuration nothing is checked; fix the key the message names.")
 CPU_CALL: Final = _code(
     "device-cpu-call", [PLUGIN, CHECK], "Tensor moved to the host (.cpu(), .pin_memory()) in a backend",
     "def softplus(x: Tensor[MPS]) -> Tensor[MPS]:\n"
@@ -260,7 +263,9 @@ UNANALYSED: Final = _code(
             ' file, unreadable, or larger than 4 MiB. The run exits 2 so that CI notices the hole in the check; '
             'exclude the file from the paths if that is intended.'),
     examples={'check': {'at': 'pkg/_backends/mps/broken.py:1', 'error': 'invalid syntax'}},
-    lang='text')
+    lang='text',
+    silence="Not silenced: the run exits 2 while a file it was given cannot be analysed, so that CI notices "
+            "the hole; leave the file out of the paths given to the check if that is intended.")
 
 # --- audit-*: markers in backend code against the known-issues table ------------------------------
 
@@ -526,6 +531,8 @@ def example_message(code: Code, front_end: str) -> str:
 
 def silence(code: Code) -> str:
     """How a finding of ``code`` is silenced (or, for the audit, why it is not)."""
+    if code.silence:
+        return code.silence
     ways = []
     if PLUGIN in code.front_ends:
         ways.append(f"mypy: `# type: ignore[{code.name}]` on the line, `disable_error_code = [\"{code.name}\"]` in a "

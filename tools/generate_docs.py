@@ -12,6 +12,7 @@ regenerates them (docs/performance.md).
 
     .venv/bin/python tools/generate_docs.py            # rewrite the generated parts
     .venv/bin/python tools/generate_docs.py --check    # exit 1 and list what is stale
+    .venv/bin/python tools/generate_docs.py --only codes   # one part (here: errors.md's sections)
 """
 
 from __future__ import annotations
@@ -327,6 +328,8 @@ def stale(facts: Facts) -> list[tuple[Path, str, str, str]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a generated part is stale")
+    parser.add_argument("--only", action="append", metavar="NAME",
+                        help="rewrite only this generated part (repeatable; e.g. codes after an edit of the registry)")
     args = parser.parse_args()
     facts = Facts()
     if args.check:
@@ -336,7 +339,7 @@ def main() -> int:
         return 1 if found else 0
     for page in pages():
         text = page.read_text(encoding="utf-8")
-        new = render(text, facts)
+        new = render(text, facts, set(args.only) if args.only else None)
         if new != text:
             page.write_text(new, encoding="utf-8")
             print(f"wrote {page.relative_to(ROOT)}")
