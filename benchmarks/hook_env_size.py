@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.wheel import build_wheel  # noqa: E402
+from benchmarks.machine import describe  # noqa: E402
 
 BACKEND = "src/fw/_backends/mps/ops.py"
 FINDING = f"{BACKEND}:5: "  # the readback below
@@ -53,6 +54,7 @@ def main() -> int:
         pre_commit = args.pre_commit or _install_pre_commit(work / "pre-commit-venv")
         version = _run([pre_commit, "--version"]).stdout.strip()
         wheel = build_wheel(work)
+        print(describe())
         print(f"{version}, Python {sys.version.split()[0]}")
         print(f"wheel: {wheel.name}, {wheel.stat().st_size:,} bytes")
         configs = {
@@ -60,20 +62,34 @@ def main() -> int:
             "repo: the checkout at its HEAD": _checkout_config(),
         }
         for n, (label, config) in enumerate(configs.items()):
-            home = work / f"home{n}"
-            project = _project(work / f"project{n}", config)
             cpu, wall = _children_cpu(), time.perf_counter()
-            run = _run([pre_commit, "run", "--all-files"], cwd=project, env={**os.environ, "PRE_COMMIT_HOME": str(home)},
-                       check=False)
+            sizes = hook_env_sizes(pre_commit, config, work / f"run{n}")
             cpu, wall = _children_cpu() - cpu, time.perf_counter() - wall
-            if FINDING not in run.stdout:
-                print(f"{label}: the hooks did not report the planted finding:\n{run.stdout}{run.stderr}", file=sys.stderr)
-                return 1
-            for env in sorted(home.glob("repo*/py_env-*")):
-                size = _du(env)
+            for size in sizes:
                 print(f"hook environment ({label}): {size / 1e6:.1f} MB ({size:,} bytes, du)")
             print(f"  first run, building it and running both hooks: {cpu:.1f} s CPU, {wall:.1f} s wall")
     return 0
+
+
+def hook_env_sizes(pre_commit: str, config: str, work: Path) -> list[int]:
+    """Run pre-commit with ``config`` in a throwaway project (a fresh ``PRE_COMMIT_HOME``) and
+    ``du`` each hook environment it built; the hooks must report the planted finding.
+    (``tools/generate_docs.py`` takes the docs' hook environment size from here.)"""
+    home = work / "home"
+    project = _project(work / "project", config)
+    run = _run([pre_commit, "run", "--all-files"], cwd=project, env={**os.environ, "PRE_COMMIT_HOME": str(home)},
+               check=False)
+    if FINDING not in run.stdout:
+        raise SystemExit(f"the hooks did not report the planted finding:\n{run.stdout}{run.stderr}")
+    return [_du(env) for env in sorted(home.glob("repo*/py_env-*"))]
+
+
+def install_pre_commit(venv: Path) -> str:
+    return _install_pre_commit(venv)
+
+
+def documented_snippet(wheel: Path) -> str:
+    return _documented_snippet(wheel)
 
 
 def _install_pre_commit(venv: Path) -> str:

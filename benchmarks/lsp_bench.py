@@ -50,6 +50,7 @@ sys.path.insert(0, str(REPO))
 from tests.check.candle_corpus import BACKENDS_TOML, CANDLE  # noqa: E402
 from tests.lsp.client import LspClient, uri  # noqa: E402
 from tests.registry import unpacked  # noqa: E402
+from benchmarks.machine import describe  # noqa: E402
 
 BIG = "candle/_backends/npu/ops.py"
 CHECKED = "candle/_backends"
@@ -284,6 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--only", choices=("lsp", "cli", "imports"))
     args = parser.parse_args(argv)
+    print(f"{describe()}; {' '.join(['benchmarks/lsp_bench.py', *(argv if argv is not None else sys.argv[1:])])}",
+          flush=True)
     if args.only == "imports":
         for line in bench_imports(args.rounds):
             print(line)

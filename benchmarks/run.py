@@ -36,6 +36,7 @@ def benchmarks(reps: int) -> list[tuple[str, list[str]]]:
         ("check, candle backends", ["check_bench.py", "--rounds", r, "--mypy-python", sys.executable]),
         ("check, engine choice", ["engine_choice.py"]),
         ("lsp and check re-check, candle backends", ["lsp_bench.py", "--rounds", str(max(reps, 3))]),
+        ("pre-commit hook environment", ["hook_env_size.py"]),
     ]
 
 
@@ -45,6 +46,10 @@ def main() -> int:
     parser.add_argument("--only", help="run only the benchmarks whose name contains this")
     args = parser.parse_args()
     OUT.mkdir(exist_ok=True)
+    sys.path.insert(0, str(HERE.parent))
+    from benchmarks.machine import describe
+
+    print(describe(), flush=True)
     rows: list[list[str]] = []
     failed = []
     for name, argv in benchmarks(1 if args.quick else 3):

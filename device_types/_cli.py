@@ -190,7 +190,8 @@ def _explain_parser(sub: Any) -> None:
 def _stubs_parser(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "stubs", help="install | check | uninstall | path: the device-generic torch overlay",
-        description="Manage the device-generic torch overlay (needs torch installed).")
+        description="Manage the device-generic torch overlay. 'install' and 'check' read the installed torch "
+        "(pip install 'device-types[overlay]'); 'path' and 'uninstall' need no torch.")
     try:
         from device_types_stubs.cli import configure
     except ImportError:  # installed without the overlay
@@ -253,8 +254,19 @@ def _run_explain(args: argparse.Namespace) -> int:
         print(f"{PROG} explain: error: unknown code {args.code!r}; '{PROG} explain' lists every code",
               file=sys.stderr)
         return 2
-    print(_codes.explain(entry))
+    print(_codes.explain(entry, _configured_docs_url()))
     return 0
+
+
+def _configured_docs_url() -> str | None:
+    """``docs_url`` of the current directory's configuration, if it has one (a broken one is
+    the check's and the audit's to report: explain still explains)."""
+    from ._config import ConfigError, load_config_option
+
+    try:
+        return load_config_option(None, ".").docs_url
+    except (ConfigError, OSError):
+        return None
 
 
 if __name__ == "__main__":

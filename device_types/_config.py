@@ -38,7 +38,8 @@ BACKEND_DEVICES: Final = tuple(sorted(t for t in DEVICE_BY_TYPE if t != "cpu"))
 #: ``<anything>/_backends/<device>/``) is the backend of ``<device>``, for every backend device.
 #: One rule for the check (module names) and the audit (directories).
 BACKENDS_PACKAGE: Final = "_backends"
-KNOWN_KEYS: Final = frozenset({"backends", "known_issues", "platforms", "default_backend", "strict", "check"})
+KNOWN_KEYS: Final = frozenset({"backends", "known_issues", "platforms", "default_backend", "strict", "check",
+                                "docs_url"})
 #: Keys of ``[tool.device_types.check]`` (``[device_types.check]`` in INI files).
 CHECK_KEYS: Final = frozenset({"cpu_backends", "readbacks", "uploads", "enable", "disable", "baseline", "vocabulary"})
 #: Keys whose INI value is a mapping written ``name = value`` (commas or new lines).
@@ -103,6 +104,9 @@ class Config:
     #: The file it was read from, or None when no file has a device_types section.
     source: str | None = None
     check: CheckConfig = field(default_factory=CheckConfig)
+    #: Base URL of the docs that links point at (``<base>/errors.md#<code>``); None: the
+    #: installed package's own copy (``device_types._links``).
+    docs_url: str | None = None
 
     def backend_prefix_of(self, module: str) -> str | None:
         """The configured prefix that covers ``module`` (the longest one), if any."""
@@ -257,7 +261,17 @@ def _validate(raw: dict[str, Any], path: str, root: str) -> Config:
         root=root,
         source=path,
         check=_validate_check(raw.get("check", {}), path, where),
+        docs_url=_docs_url(raw.get("docs_url"), path, where),
     )
+
+
+def _docs_url(raw: object, path: str, where: str) -> str | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, str) or not raw.strip().startswith(("https://", "http://", "file:")) or "#" in raw:
+        raise ConfigError(f"{path}: {where} docs_url must be the base URL of the docs, e.g. "
+                          "'https://github.com/org/repo/blob/main/docs' (links are <docs_url>/errors.md#CODE)")
+    return raw.strip().rstrip("/")
 
 
 def _device(value: object, path: str, label: str) -> str:

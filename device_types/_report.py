@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from . import _codes
+from . import _codes, _links
 from ._finding import Finding, Hop
 
 __all__ = ["FORMATS", "JSON_VERSION", "Report", "render", "json_error"]
@@ -18,7 +18,6 @@ __all__ = ["FORMATS", "JSON_VERSION", "Report", "render", "json_error"]
 FORMATS = ("text", "json", "sarif", "github")
 #: Bumped when a JSON key changes meaning or goes away (new keys do not bump it).
 JSON_VERSION = 1
-TOOL_URI = "https://github.com/device-types/device-types"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
@@ -39,6 +38,9 @@ class Report:
     #: Text lines after the summary (check: the baseline entries that are fixed).
     trailer: Sequence[str] = ()
     version: str = ""
+    #: The configured base URL of the docs (``[tool.device_types] docs_url``); None: the
+    #: installed package's copy (``device_types._links``).
+    docs_url: str | None = None
 
 
 def render(report: Report, fmt: str) -> str:
@@ -106,15 +108,15 @@ def _level(code: str) -> str:
     return entry.severity if entry is not None else "error"
 
 
-def _rule(code: str) -> dict[str, object]:
+def _rule(code: str, docs_url: str | None) -> dict[str, object]:
     entry = _codes.BY_NAME[code]
     return {
         "id": code,
         "name": "".join(part.capitalize() for part in code.split("-")),
         "shortDescription": {"text": entry.summary},
         "fullDescription": {"text": f"{entry.summary}. Reported by {', '.join(entry.front_ends)}."},
-        "help": {"text": _codes.explain(entry)},
-        "helpUri": f"{TOOL_URI}/blob/main/docs/errors.md#{code}",
+        "help": {"text": _codes.explain(entry, docs_url)},
+        "helpUri": _links.code_url(code, docs_url),
         "defaultConfiguration": {"level": entry.severity, "enabled": entry.default_enabled},
         "properties": {"tags": list(entry.front_ends)},
     }
@@ -156,8 +158,9 @@ def _sarif_result(f: Finding, used: list[str]) -> dict[str, object]:
 def _sarif(report: Report) -> str:
     shown = [*report.findings, *report.problems]
     used = sorted({f.code for f in shown})
-    driver: dict[str, object] = {"name": "device-types", "informationUri": TOOL_URI,
-                                 "rules": [_rule(code) for code in used]}
+    driver: dict[str, object] = {"name": "device-types",
+                                 "informationUri": _links.page_url(_links.TOOL_PAGE, configured=report.docs_url),
+                                 "rules": [_rule(code, report.docs_url) for code in used]}
     if report.version:
         driver["version"] = report.version
     import json

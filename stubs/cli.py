@@ -70,12 +70,14 @@ def run_coverage(args: argparse.Namespace) -> int:
     from device_types._cli import emit
 
     from .coverage import TARGET, coverage
-    from .overlay import OverlayError
+    from .overlay import NO_TORCH, OverlayError
 
     try:
         report = coverage(args.torch_dir)
     except OverlayError as exc:
-        print(f"device-types: {exc}", file=sys.stderr)
+        # without torch, an unpacked torch wheel can still be measured
+        hint = "; or measure an unpacked torch package with --torch-dir DIR" if str(exc) == NO_TORCH else ""
+        print(f"device-types: {exc}{hint}", file=sys.stderr)
         return 2
     lines: list[str] = []
     if args.format == "json":

@@ -51,10 +51,15 @@ class Overlay:
     warning: str | None = None
 
 
+#: What to install when a command needs torch: the overlay extra (it pins the tested range).
+INSTALL_TORCH = "pip install 'device-types[overlay]'"
+NO_TORCH = f"torch is not installed in this environment; install it first ({INSTALL_TORCH})"
+
+
 def torch_dir() -> Path:
     spec = importlib.util.find_spec("torch")
     if spec is None or not spec.submodule_search_locations:
-        raise OverlayError("torch is not installed in this environment; install it first (e.g. pip install torch)")
+        raise OverlayError(NO_TORCH)
     return Path(next(iter(spec.submodule_search_locations)))
 
 
@@ -62,7 +67,7 @@ def torch_version() -> str:
     try:
         return importlib.metadata.version("torch")
     except importlib.metadata.PackageNotFoundError:
-        raise OverlayError("torch is not installed in this environment; install it first") from None
+        raise OverlayError(NO_TORCH) from None
 
 
 _VERSION_LINE = re.compile(r"""^__version__\s*(?::\s*str\s*)?=\s*['"]([^'"]+)['"]""", re.MULTILINE)
@@ -146,7 +151,15 @@ def build_overlay(root: Path | None = None) -> Overlay:
 
 
 def site_packages() -> Path:
-    return torch_dir().parent
+    """Where torch is installed, or (no torch here) this environment's site-packages, where
+    ``pip install 'device-types[overlay]'`` would put it: ``stubs path`` and ``stubs uninstall``
+    need no torch."""
+    try:
+        return torch_dir().parent
+    except OverlayError:
+        import sysconfig
+
+        return Path(sysconfig.get_paths()["purelib"])
 
 
 def overlay_dir() -> Path:

@@ -1,6 +1,18 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel, built once per session from a copy of the sources with this environment's
+    setuptools (no build isolation, no index: nothing is downloaded); the packaging tests
+    install it, the docs' numbers test measures it."""
+    from tests.wheel import build_wheel
+
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
 
 
 @pytest.fixture(scope="session")

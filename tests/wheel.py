@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 #: What the wheel is built from (build/ and *.egg-info stay out of the checkout, whose
 #: build/ holds the strict editable install).
-SOURCES = ("pyproject.toml", "README.md", "device_types", "mypy_plugin", "stubs")
+SOURCES = ("pyproject.toml", "README.md", "device_types", "mypy_plugin", "stubs", "docs")
 
 
 def build_wheel(work: Path) -> Path:

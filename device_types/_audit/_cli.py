@@ -31,6 +31,7 @@ def run(args: argparse.Namespace) -> int:
         if args.fix:
             return _fix(root, result, write=args.write)
         shown = report(result)
+        shown.docs_url = config.docs_url
         emit(render(shown, args.format), args.output)
     except (ConfigError, AuditError, UsageError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)

@@ -87,7 +87,7 @@ def _run(args: argparse.Namespace) -> int:
          "files_not_analysed": len(problems), "backends": result.backends},
         exit_code, problems, {"fixed_baseline_entries": fixed},
         [f"fixed (remove from the baseline): {e['path']}: {e['function']}: {e['anchor']} [{e['code']}]" for e in fixed],
-        __version__)
+        __version__, docs_url=config.docs_url)
     emit(render(report, args.format), args.output)
     if args.output is not None:
         print(summary_line)

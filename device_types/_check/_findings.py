@@ -72,7 +72,8 @@ def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project:
             found.append(Finding(
                 path, call.line, call.column, codes.INDIRECT,
                 _message(codes.INDIRECT, function=info.short, callee=callee.short, when=said, chain=shown_chain,
-                         what=chosen.what, root=f"{project.display(chosen.path)}:{chosen.line}", **where),
+                         what=chosen.what, root=f"{project.display(chosen.path)}:{chosen.line}",
+                         fix=_root_function(chosen.chain), **where),
                 info.qualname, device, chosen.chain, f"{callee.qualname}()",
                 _shown_hops(chosen.hops, project), said.strip()[5:]))
         if host_sync:
@@ -97,6 +98,13 @@ def _when(condition: Condition, names: tuple[str, ...]) -> str:
     """`` when op is "argmax"`` (with its leading space), or "" for a path always taken."""
     text = render(condition, names)
     return f" when {text}" if text else ""
+
+
+def _root_function(chain: tuple[str, ...]) -> str:
+    """The function to fix for an indirect finding: the chain's last, where the data reaches the
+    host (fixed there, every caller on every chain through it is clean), as the chain shows it."""
+    last = chain[-1]
+    return last if "<locals>" in last else last.rpartition(".")[2]
 
 
 def _shown_hops(hops: tuple[Hop, ...], project: Project) -> tuple[Hop, ...]:

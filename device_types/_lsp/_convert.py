@@ -11,27 +11,27 @@ from collections.abc import Callable, Sequence
 
 from lsprotocol import types
 
-from .. import _codes
+from .. import _codes, _links
 
 from .._check._findings import Finding
 from .._check._project import FunctionInfo, Module, Project
 from .._check._summary import Summary
 
-__all__ = ["DOCS_URI", "SOURCE", "ChainIndex", "Hop", "client_column", "code_uri", "finding_diagnostic", "line_range",
+__all__ = ["SOURCE", "ChainIndex", "Hop", "argument_phrase", "client_column", "code_uri", "finding_diagnostic", "line_range",
            "plain_diagnostic", "server_column", "summary_text"]
 
 SOURCE = "device-types"
-#: ``codeDescription.href`` must be a URI: the code's section of the docs, which
-#: ``device-types explain CODE`` prints in a terminal.
-DOCS_URI = "https://github.com/device-types/device-types/blob/main/docs/errors.md"
 
 #: (path, line, column in UTF-8 bytes, function, what happens there) of one step of a chain:
 #: a call of the next function, or (last) the root.
 Hop = tuple[str, int, int, str, str]
 
 
-def code_uri(code: str) -> str:
-    return f"{DOCS_URI}#{code}"
+def code_uri(code: str, docs_url: str | None = None) -> str:
+    """``codeDescription.href`` must be a URI: the code's section of the docs (the same text
+    ``device-types explain CODE`` prints), in the installed package's copy or under the
+    configured ``docs_url`` (``device_types._links``)."""
+    return _links.code_url(code, docs_url)
 
 
 def client_column(line: str, byte_column: int, encoding: str) -> int:
@@ -65,7 +65,7 @@ def line_range(lines: Sequence[str], line: int, byte_column: int, encoding: str)
 
 
 def finding_diagnostic(finding: Finding, lines: Sequence[str], hops: Sequence[Hop], encoding: str,
-                       uri_of: Callable[[str], str]) -> types.Diagnostic:
+                       uri_of: Callable[[str], str], docs_url: str | None = None) -> types.Diagnostic:
     """One finding; its chain as related information, one entry per function on it."""
     related = []
     for index, (path, line, column, function, what) in enumerate(hops):
@@ -79,7 +79,7 @@ def finding_diagnostic(finding: Finding, lines: Sequence[str], hops: Sequence[Ho
         severity=(types.DiagnosticSeverity.Warning if finding.code == _codes.HOST_SYNC.name
                   else types.DiagnosticSeverity.Error),
         code=finding.code,
-        code_description=types.CodeDescription(href=code_uri(finding.code)),
+        code_description=types.CodeDescription(href=code_uri(finding.code, docs_url)),
         source=SOURCE,
         related_information=related or None,
         data={"kind": "check", "function": finding.function, "anchor": finding.anchor, "path": finding.path,
@@ -89,11 +89,11 @@ def finding_diagnostic(finding: Finding, lines: Sequence[str], hops: Sequence[Ho
 
 
 def plain_diagnostic(lines: Sequence[str], line: int, code: str, message: str, encoding: str,
-                     kind: str, severity: types.DiagnosticSeverity = types.DiagnosticSeverity.Error
-                     ) -> types.Diagnostic:
+                     kind: str, severity: types.DiagnosticSeverity = types.DiagnosticSeverity.Error,
+                     docs_url: str | None = None) -> types.Diagnostic:
     """An audit finding, an unanalysable file, a broken configuration."""
     return types.Diagnostic(range=line_range(lines, line, 0, encoding), message=message, severity=severity,
-                            code=code, code_description=types.CodeDescription(href=code_uri(code)),
+                            code=code, code_description=types.CodeDescription(href=code_uri(code, docs_url)),
                             source=SOURCE, data={"kind": kind, "code": code, "line": line})
 
 
@@ -156,9 +156,8 @@ def summary_text(info: FunctionInfo, summary: Summary | None, is_backend: bool, 
     if len(paths) > 3:
         parts.append(f"and {len(paths) - 3} more way{'s' if len(paths) > 4 else ''} to the host")
     path = paths[0] if paths else None
-    params = info.params
     def named(indices: frozenset[int]) -> str:
-        return ", ".join(f"`{params[i]}`" if 0 <= i < len(params) else f"#{i}" for i in sorted(indices))
+        return _and([argument_phrase(info, i) for i in sorted(indices)])
     if summary.returns_read_of:
         parts.append(f"returns {named(summary.returns_read_of)} read back to the host")
     if summary.reads_into:
@@ -175,6 +174,39 @@ def summary_text(info: FunctionInfo, summary: Summary | None, is_backend: bool, 
     elif path is None and is_backend:
         parts.insert(0, "stays on the device (no fallback)")
     return head + "\n\n" + "; ".join(parts)
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+
+def _ordinal(n: int) -> str:
+    if 1 <= n <= len(_ORDINALS):
+        return _ORDINALS[n - 1]
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def argument_phrase(info: FunctionInfo, index: int) -> str:
+    """A parameter index of a summary, as a reader names it: "its first argument `kernel`"
+    (counted as a caller writes the call: a method's ``self`` is the object it is called on),
+    "its extra positional arguments `*args`", "its keyword argument `out`"."""
+    params = info.params
+    method = info.class_name is not None and bool(params) and params[0] in ("self", "cls")
+    if 0 <= index < len(params):
+        if method and index == 0:
+            return f"the object it is called on (`{params[0]}`)"
+        return f"its {_ordinal(index + 1 - method)} argument `{params[index]}`"
+    if index == len(params):
+        return (f"its extra positional arguments `*{info.vararg}`" if info.vararg
+                else f"its {_ordinal(index + 1 - method)} argument")
+    keyword = index - len(params) - 1
+    if 0 <= keyword < len(info.kwonly):
+        return f"its keyword argument `{info.kwonly[keyword]}`"
+    return f"its keyword arguments `**{info.kwarg}`" if info.kwarg else "one of its arguments"
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def _when(path: object, info: FunctionInfo) -> str:

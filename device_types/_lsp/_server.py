@@ -198,16 +198,17 @@ class DeviceTypesServer(LanguageServer):
         out: dict[str, list[types.Diagnostic]] = {path: [] for path in run.files}
         for finding in run.findings:
             out.setdefault(finding.path, []).append(convert.finding_diagnostic(
-                finding, lines_of(finding.path), index.hops(finding), self.encoding, self.uri_of))
+                finding, lines_of(finding.path), index.hops(finding), self.encoding, self.uri_of,
+                docs_url=self.config.docs_url))
         for problem in run.problems:
             out.setdefault(problem.path, []).append(convert.plain_diagnostic(
                 lines_of(problem.path), problem.line, _codes.UNANALYSED.name, problem.message, self.encoding,
-                "problem"))
+                "problem", docs_url=self.config.docs_url))
         if run.baseline_error and self.config_path:
             shown = os.path.relpath(self.config_path, self.root)
             out.setdefault(shown, []).append(convert.plain_diagnostic(
                 self.lines_of(self.config_path), _section_line(self.config_path), _codes.CONFIG.name,
-                run.baseline_error, self.encoding, "config"))
+                run.baseline_error, self.encoding, "config", docs_url=self.config.docs_url))
         return out
 
     def _audit_diagnostics(self) -> dict[str, list[types.Diagnostic]]:
@@ -225,7 +226,8 @@ class DeviceTypesServer(LanguageServer):
             if finding.code == _codes.UNREADABLE_SOURCE.name and finding.path in unanalysed:
                 continue  # the check already says this file cannot be read: one line, not two
             out.setdefault(finding.path, []).append(convert.plain_diagnostic(
-                self.lines_of(finding.path), finding.line, finding.code, finding.message, self.encoding, "audit"))
+                self.lines_of(finding.path), finding.line, finding.code, finding.message, self.encoding, "audit",
+                docs_url=self.config.docs_url))
         return out
 
     def publish(self) -> None:
@@ -236,7 +238,8 @@ class DeviceTypesServer(LanguageServer):
         if self.config_error is not None:
             path, line, message = self.config_error
             merged.setdefault(self.uri_of(path), []).append(convert.plain_diagnostic(
-                self.lines_of(path), line, _codes.CONFIG.name, message, self.encoding, "config"))
+                self.lines_of(path), line, _codes.CONFIG.name, message, self.encoding, "config",
+                docs_url=self.config.docs_url))
         for uri in set(self.published) - set(merged):
             merged[uri] = []
         for uri, diagnostics in sorted(merged.items()):

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from device_types import _codes
+from device_types import _codes, _links
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted(p for d in ("device_types", "mypy_plugin", "stubs") for p in (ROOT / d).rglob("*.py"))
@@ -64,6 +64,37 @@ def test_errors_md_has_one_section_per_code_and_the_generated_index() -> None:
     sections = re.findall(r"^## ((?:device|audit)-[a-z-]+)$", text, re.MULTILINE)
     assert sections == [c.name for c in _codes.ALL]
     assert _codes.markdown_index() in text
+    for code in _codes.ALL:  # each section is the registry's, as generated (tools/generate_docs.py)
+        assert f"\n{_codes.markdown_section(code)}\n" in text, f"docs/errors.md: the {code.name} section is stale"
+
+
+#: A template field left unfilled: ``{what}``, ``{cell!r}``.
+TEMPLATE_FIELD = re.compile(r"\{[a-z_]+(?:![rs])?\}")
+
+
+def test_every_explain_renders_its_examples_and_matches_errors_md() -> None:
+    """``device-types explain CODE`` shows the summary, a rendered example message per front
+    end (no template braces), a bad and a good example, how to silence it and the docs link,
+    with the same text as the code's section of docs/errors.md."""
+    section_of = dict(re.findall(r"^## ((?:device|audit)-[a-z-]+)\n(.*?)(?=^## (?:device|audit)-|\Z)",
+                                 (ROOT / "docs" / "errors.md").read_text(encoding="utf-8"), re.MULTILINE | re.DOTALL))
+    for code in _codes.ALL:
+        text = _codes.explain(code)
+        assert not TEMPLATE_FIELD.search(text), (code.name, TEMPLATE_FIELD.findall(text))
+        assert set(code.examples) == set(code.messages), code.name
+        section = section_of[code.name]
+        assert f"**{code.summary}.**" in " ".join(section.split())
+        for front_end in code.examples:
+            example = _codes.example_message(code, front_end)
+            assert example in text and f"```\n{example}\n```" in section, (code.name, front_end)
+            assert example.endswith(f"; run device-types explain {code.name}  [{code.name}]" if front_end == "plugin"
+                                    else f"; run device-types explain {code.name} [{code.name}]")
+        for example in (code.bad, code.good):
+            assert "\n".join(f"  {line}" if line else "" for line in example.splitlines()) in text
+            assert f"\n{example}\n```" in section
+        assert " ".join(_codes.silence(code).split()) in " ".join(text.split())
+        assert " ".join(_codes.silence(code).split()) in " ".join(section.split())
+        assert text.splitlines()[-1] == f"docs: {_links.code_url(code.name)}"
 
 
 def test_explain_prints_the_entry_and_unknown_codes_exit_2() -> None:
@@ -77,7 +108,7 @@ def test_explain_prints_the_entry_and_unknown_codes_exit_2() -> None:
     assert "bad:\n  | aten.index_put | npu |" in known.stdout and "\ngood:\n" in known.stdout
     opt_in = run("device-host-sync").stdout
     assert "on by default: no (turn it on: mypy --enable-error-code device-host-sync" in opt_in
-    assert "message (plugin):" in opt_in and "message (check):" in opt_in
+    assert "example (plugin):" in opt_in and "example (check):" in opt_in
     listing = run()
     assert listing.returncode == 0 and len(listing.stdout.splitlines()) == len(_codes.ALL)
     unknown = run("device-nonsense")

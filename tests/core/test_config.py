@@ -65,7 +65,7 @@ def test_no_file_or_section_is_empty(tmp_path: Path) -> None:
         ('backends = ["p.mps"]', "backends must be a table of module prefix -> device"),
         ('backends = { "p..x" = "mps" }', "a key must be a dotted module name"),
         ('backends = { "p.b" = "mps", "p.b.c" = "cuda" }', "backends.'p.b.c' (cuda) lies inside backends.'p.b' (mps)"),
-        ('backend = { "p.b" = "mps" }', "unknown key 'backend'; known keys: backends, check, default_backend, known_issues, platforms, strict"),
+        ('backend = { "p.b" = "mps" }', "unknown key 'backend'; known keys: backends, check, default_backend, docs_url, known_issues, platforms, strict"),
         ('known_issues = ""', "known_issues must be a path"),
         ('platforms = ["910B"]', "platforms must be a table of platform name -> device"),
         ('platforms = { "910B" = "ascend" }', "platforms.'910B': unknown backend device 'ascend'; use one of cuda, mps, npu, xpu"),
@@ -74,6 +74,8 @@ def test_no_file_or_section_is_empty(tmp_path: Path) -> None:
         ('default_backend = 1', "default_backend: the device must be a string"),
         ('strict = "yes"', "strict must be true or false, not 'yes'"),
         ("backends = {", "not valid TOML"),
+        ('docs_url = "docs"', "docs_url must be the base URL of the docs, e.g. 'https://github.com/org/repo/blob/main/docs'"),
+        ('docs_url = "https://example.org/docs/errors.md#x"', "docs_url must be the base URL of the docs"),
     ],
 )
 def test_malformed(tmp_path: Path, text: str, message: str) -> None:

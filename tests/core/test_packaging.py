@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.wheel import build_wheel
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -41,7 +40,8 @@ def _requirements(group: list[str]) -> list[str]:
 def test_every_source_package_is_listed() -> None:
     setuptools = PYPROJECT["tool"]["setuptools"]
     directories = setuptools["package-dir"]
-    found = set()
+    # data packages: folders shipped for their files, not code (docs/ as device_types.docs)
+    found = {name for name, directory in directories.items() if not (ROOT / directory / "__init__.py").exists()}
     for import_name, directory in directories.items():
         for init in (ROOT / directory).rglob("__init__.py"):
             relative = init.parent.relative_to(ROOT / directory).parts
@@ -109,13 +109,6 @@ def _hooks(yaml: str) -> dict[str, dict[str, str]]:
 
 def _wheel_name() -> str:
     return f"device_types-{PYPROJECT['project']['version']}-py3-none-any.whl"
-
-
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel, built from a copy of the sources with this environment's setuptools
-    (no build isolation, no index: nothing is downloaded)."""
-    return build_wheel(tmp_path_factory.mktemp("wheel"))
 
 
 @pytest.fixture(scope="module")
@@ -199,7 +192,42 @@ def test_audit_runs_without_torch(venv: Path, tmp_path: Path) -> None:
 def test_overlay_without_torch_is_one_line(venv: Path) -> None:
     run = _venv_run(venv, "device-types", "stubs", "install", cwd=venv, expect=2)
     assert run.stdout == ""
-    assert len(run.stderr.splitlines()) == 1 and "torch is not installed" in run.stderr
+    assert run.stderr == ("device-types: torch is not installed in this environment; install it first "
+                          "(pip install 'device-types[overlay]')\n")
+    coverage = _venv_run(venv, "device-types", "coverage", cwd=venv, expect=2)
+    assert coverage.stderr == ("device-types: torch is not installed in this environment; install it first "
+                               "(pip install 'device-types[overlay]'); or measure an unpacked torch package with "
+                               "--torch-dir DIR\n")
+
+
+def test_stubs_path_and_uninstall_need_no_torch(venv: Path) -> None:
+    """Where the overlay would live (next to torch, once the extra brings it) and removing one
+    left behind by an uninstalled torch: neither needs torch."""
+    site = Path(_venv_run(venv, "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+                          cwd=venv).stdout.strip())
+    path = _venv_run(venv, "device-types", "stubs", "path", cwd=venv)
+    assert path.stdout == f"{site / 'torch-stubs'}\n"
+    assert _venv_run(venv, "device-types", "stubs", "uninstall", cwd=venv).stdout == "no device-types overlay installed\n"
+    left = site / "torch-stubs"
+    left.mkdir()
+    (left / "DEVICE_TYPES_OVERLAY.json").write_text("{}")
+    assert _venv_run(venv, "device-types", "stubs", "uninstall", cwd=venv).stdout == "removed the device-types overlay\n"
+    assert not left.exists()
+
+
+def test_the_wheel_ships_the_docs_its_links_point_at(venv: Path, wheel: Path) -> None:
+    """``device-types explain`` (and SARIF, the language server) link to the installed copy of
+    docs/, which exists offline and matches this version."""
+    from tests.links import follow
+
+    names = zipfile.ZipFile(wheel).namelist()
+    assert {f"device_types/docs/{p.name}" for p in (ROOT / "docs").glob("*.md")} <= set(names)
+    env = {k: v for k, v in os.environ.items() if k != "DEVICE_TYPES_DOCS_URL"}
+    shown = subprocess.run([str(venv / "bin" / "device-types"), "explain", "audit-orphan-row"], cwd=venv, env=env,
+                           capture_output=True, text=True, check=True).stdout.splitlines()[-1]
+    page = follow(shown.removeprefix("docs: "))
+    assert page.is_relative_to(venv) and page.name == "errors.md"
+    assert page.read_text() == (ROOT / "docs" / "errors.md").read_text()
 
 
 def _project(root: Path) -> Path:

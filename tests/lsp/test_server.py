@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.links import follow
 from tests.lsp.client import LspClient, uri
 from tests.lsp.conftest import SORTING
 
@@ -71,7 +72,9 @@ def test_open_publishes_the_checks_finding_with_code_link_and_chain(server: LspC
     assert codes([relu]) == [(8, READBACK)]
     assert relu["range"]["start"] == {"line": 7, "character": 33}
     assert relu["message"].startswith('"relu" reads tensor data to the host with "to_numpy(a)"')
-    assert relu["codeDescription"]["href"].endswith("docs/errors.md#device-readback")
+    # the link resolves, offline: the installed package's copy of the docs, at the code's section
+    assert relu["codeDescription"]["href"].endswith("/errors.md#device-readback")
+    follow(relu["codeDescription"]["href"])
     assert relu["source"] == "device-types" and relu["severity"] == 1
     assert [r["message"] for r in relu["relatedInformation"]] == ['1. relu: "to_numpy(a)"']
     assert server_findings(server, project) == cli_findings(project)
@@ -113,7 +116,7 @@ def test_hover_shows_the_callees_summary(server: LspClient, project: Path) -> No
 
     assert hover(15, 22) == ("**device-types:** `sort` (`fw/_backends/mps/sorting.py:6`)\n\nstays on the device")
     assert hover(7, 40) == ("**device-types:** `to_numpy` (`fw/_backends/common/helpers.py:4`)\n\n"
-                            "returns `a` read back to the host")
+                            "returns its first argument `a` read back to the host")
     assert hover(11, 10) is None  # `a + b`: no call
 
 
@@ -259,6 +262,8 @@ def test_audit_findings_on_markers_and_the_known_issues_document(project: Path) 
                    d["range"]["start"]["line"] + 1, d["code"], d["message"])
                   for u, ds in client.diagnostics.items() for d in ds if d["data"]["kind"] == "audit"}
         assert served == cli and len(cli) == 2
+        for diagnostic in audit:  # every link the server emits resolves, audit codes too
+            follow(diagnostic["codeDescription"]["href"])
     finally:
         assert client.close() == 0
 
