@@ -67,7 +67,7 @@ class HostVocabulary:
     #: (metadata): ``np.broadcast_to(a, out_shape)``, ``arr.reshape(shape)``.
     shape_after_data_functions: frozenset[str] = frozenset({
         "broadcast_to", "reshape", "tile", "transpose", "expand_dims", "squeeze", "moveaxis", "swapaxes",
-        "resize", "flip", "roll", "rot90", "permute", "view", "expand"})
+        "resize", "flip", "roll", "rot90", "permute", "view", "expand", "repeat"})
     #: Builders whose first argument is the shape: with a literal one-element shape
     #: (``np.full((1,), value)``) they stage one scalar operand, not a result.
     shape_first_builders: frozenset[str] = frozenset({"zeros", "ones", "full"})

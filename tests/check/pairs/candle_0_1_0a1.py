@@ -473,7 +473,7 @@ def _adagrad_step(param, grad, state_sum, step, lr, lr_decay, weight_decay, eps,
 ''', why="optimizer step as Metal ops"),
 ]
 
-# issue 24: diagonal_op, det_op and col2im_op (and linalg_det_op, linalg_slogdet_op,
+# issue 24: diagonal_op, det_op, im2col_op and col2im_op (and linalg_det_op, linalg_slogdet_op,
 # linalg_matrix_rank_op through them) are no longer fix pairs: their host step is an index map
 # computed from shapes alone and staged as a gather's operand, which is metadata, not a fallback.
 NPU_PAIRS = [
@@ -493,41 +493,6 @@ def _build_dft_matrices(N, device, dtype, inverse=False):
         Wi = _cast_tensor_dtype(Wi, dtype)
     return Wr, Wi
 ''', why="twiddle factors computed with aclnn cos/sin instead of numpy + H2D copy"),
-    Pair(NPU, "im2col_op", '''
-def im2col_op(a, kernel_size, dilation, padding, stride):
-    """F.unfold: extract sliding local blocks.
-    Composite implementation: aclnnIm2col returns 561103 on CANN 8.3.RC2.
-    TODO: re-enable native aclnnIm2col when CANN fixes 561103
-    """
-    from ..._dispatch.dispatcher import dispatch
-    from ..common import view as view_backend
-    N, C, H, W = a.shape
-    kH, kW = kernel_size
-    dH, dW = dilation
-    pH, pW = padding
-    sH, sW = stride
-    out_H = (H + 2 * pH - ((kH - 1) * dH + 1)) // sH + 1
-    out_W = (W + 2 * pW - ((kW - 1) * dW + 1)) // sW + 1
-    L = out_H * out_W
-    if pH > 0 or pW > 0:
-        a = dispatch("pad", "npu", a, (pW, pW, pH, pH))
-    a = contiguous(a)
-    _, _, H_pad, W_pad = a.shape
-    dev = a.device
-    # flat index into the padded (H_pad, W_pad) plane, built with device arange arithmetic
-    k_rows = mul(view_backend.reshape(_npu_arange_1d(kH, dev), (kH, 1, 1, 1)), dH * W_pad)
-    k_cols = mul(view_backend.reshape(_npu_arange_1d(kW, dev), (1, kW, 1, 1)), dW)
-    o_rows = mul(view_backend.reshape(_npu_arange_1d(out_H, dev), (1, 1, out_H, 1)), sH * W_pad)
-    o_cols = mul(view_backend.reshape(_npu_arange_1d(out_W, dev), (1, 1, 1, out_W)), sW)
-    pos = add(add(k_rows, k_cols), add(o_rows, o_cols))              # (kH, kW, out_H, out_W)
-    pos = view_backend.reshape(contiguous(pos), (1, kH * kW, L))
-    chan = mul(view_backend.reshape(_npu_arange_1d(C, dev), (C, 1, 1)), H_pad * W_pad)
-    idx = view_backend.reshape(contiguous(add(chan, pos)), (1, C * kH * kW * L))
-    idx = contiguous(_npu_broadcast_to(idx, (N, C * kH * kW * L)))
-    a_fully_flat = view_backend.reshape(a, (N, C * H_pad * W_pad))
-    result = gather(a_fully_flat, -1, idx)
-    return view_backend.reshape(result, (N, C * kH * kW, L))
-''', why="host-built gather index map replaced by device arange arithmetic"),
     Pair(NPU, "tril_indices", '''
 def tril_indices(row, col, offset=0, dtype=None, device=None, layout=None):
     if layout is not None and layout != "strided":
