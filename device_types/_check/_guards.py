@@ -251,9 +251,11 @@ class GuardReader:
                     return self._same_place(expr.args[0], depth + 1)
         if isinstance(expr, ast.ListComp) and len(expr.generators) == 1 and not expr.generators[0].ifs:
             generator = expr.generators[0]
-            if isinstance(generator.target, ast.Name) and isinstance(expr.elt, (ast.Call, ast.Name)):
-                element = self._same_place(expr.elt, depth + 1)
-                if isinstance(element, ast.Name) and element.id == generator.target.id:
+            if isinstance(generator.target, ast.Name):
+                # ``[t.unsqueeze(d) for t in ts]``, ``[t.contiguous() if ... else t for t in ts]``
+                arms = [expr.elt.body, expr.elt.orelse] if isinstance(expr.elt, ast.IfExp) else [expr.elt]
+                elements = [self._same_place(arm, depth + 1) for arm in arms]
+                if all(isinstance(e, ast.Name) and e.id == generator.target.id for e in elements):
                     return self._same_place(generator.iter, depth + 1)
         return expr
 

@@ -900,7 +900,10 @@ class _Walker:
                 return first
             return self.readback(node, first, _shown(node), codes.READBACK)
         if last in self.vocab.tensor_factories:  # mindspore.tensor(arr): a device tensor of host data
-            return self.sink(all_args, f'uploaded by "{last}()"', known_upload=False)
+            # its data is the first argument; a shape or stride after it (``Tensor(storage, shape,
+            # stride)``) is metadata; what it wraps travels with it (``_wrapped``)
+            data = args[0] if args else kwargs.get("data", EMPTY)
+            return self.sink(data, f'uploaded by "{last}()"', known_upload=False) | _wrapped(data)
         return self.unknown_call(node, last, all_args, kwargs, args)
 
     def host_library_call(self, node: ast.Call, dotted: str, last: str, args: list[Value], all_args: Value,
@@ -968,8 +971,10 @@ class _Walker:
         if _targets_device(node, self.constant):
             for value in (*args, *kwargs.values()):
                 self.sink(value, f'uploaded by "{callee.short}()"', known_upload=False)
-                for root in self._loop_roots(value):  # ``tensor_create([rows, cols], device=d)``
-                    self.upload(root, f'uploaded by "{callee.short}()"')
+            # ``tensor_create([rows, cols], device=d)``: a list a loop built, as its data (the
+            # first argument; a shape or stride after it is metadata)
+            for root in self._loop_roots(args[0] if args else kwargs.get("data", EMPTY)):
+                self.upload(root, f'uploaded by "{callee.short}()"')
         if self.resolver.is_cpu_backend(callee.module):
             self.facts.cpu_backend_calls.append((node.lineno, node.col_offset, callee.qualname))
             site = (node.lineno, node.col_offset)
