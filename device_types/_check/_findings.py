@@ -103,8 +103,7 @@ def _when(condition: Condition, names: tuple[str, ...]) -> str:
 def _root_function(chain: tuple[str, ...]) -> str:
     """The function to fix for an indirect finding: the chain's last, where the data reaches the
     host (fixed there, every caller on every chain through it is clean), as the chain shows it."""
-    last = chain[-1]
-    return last if "<locals>" in last else last.rpartition(".")[2]
+    return chain[-1].rpartition(".")[2]  # the chain shown beside it says where a nested def lives
 
 
 def _shown_hops(hops: tuple[Hop, ...], project: Project) -> tuple[Hop, ...]:

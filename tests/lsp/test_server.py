@@ -298,6 +298,6 @@ def test_hover_says_when_a_helper_falls_back(project: Path) -> None:
         assert hover["contents"]["value"] == (
             "**device-types:** `sort` (`fw/_backends/mps/sorting.py:6`)\n\n"
             'reads back to the host (line 8: "to_numpy(a)") when op == "host" [`device-readback`]; '
-            "returns `a` read back to the host")
+            "returns its first argument `a` read back to the host")
     finally:
         assert client.close() == 0
