@@ -21,6 +21,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
+from .._files import NotRegular, TooLarge, read_regular
+
 __all__ = ["MAX_FILE_BYTES", "Def", "Edit", "FunctionInfo", "Module", "Project", "SourceProblem", "changed_meanings",
            "discover", "edit_between", "file_stamp", "gc_paused", "import_bindings", "meaning"]
 
@@ -104,7 +106,7 @@ class Module:
     name: str
     path: str
     is_package: bool
-    #: (mtime_ns, size) of the file when it was read: the cache's first test.
+    #: (size, content hash) of the file when it was read (``file_stamp``): the cache's test.
     stamp: tuple[int, int] = (0, 0)
     #: name -> dotted target ("numpy", "pkg.mod.func"), from the module's top-level imports.
     imports: dict[str, str] = field(default_factory=dict)
@@ -203,9 +205,18 @@ def discover(paths: Iterable[str]) -> tuple[list[str], list[SourceProblem]]:
     problems: list[SourceProblem] = []
     for given in paths:
         if os.path.isdir(given):
-            for directory, dirs, names in os.walk(given):
+            top = os.path.realpath(given)
+            for directory, dirs, names in os.walk(given):  # symlinked directories are not entered
                 dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
-                files.extend(os.path.join(directory, n) for n in sorted(names) if n.endswith(".py"))
+                for n in sorted(names):
+                    path = os.path.join(directory, n)
+                    if not n.endswith(".py"):
+                        continue
+                    if os.path.islink(path) and not _inside(os.path.realpath(path), top):
+                        problems.append(SourceProblem(path, 0, f"skipped: a symlink that leaves {given} "
+                                                      "(name the file itself to check it)"))
+                        continue
+                    files.append(path)
         elif os.path.isfile(given):
             files.append(given)
         else:
@@ -214,6 +225,10 @@ def discover(paths: Iterable[str]) -> tuple[list[str], list[SourceProblem]]:
     for f in files:
         seen.setdefault(os.path.abspath(f), f)
     return sorted(seen.values()), problems
+
+
+def _inside(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
 
 
 class Project:
@@ -318,14 +333,18 @@ class Project:
 
     def _load(self, name: str, path: str) -> Module:
         given = self.overlay.get(path)
-        stamp = file_stamp(path) if given is None else _text_stamp(given)
+        reported = len(self.problems)
+        if given is not None:
+            raw, stamp = given, _text_stamp(given)
+        else:
+            raw, why, stamp = read_source(path)
+            if why is not None:
+                self.problems.append(SourceProblem(self.display(path), 0, why))
         cached = self._cached.get(name)
         if cached is not None and cached.path == path and cached.stamp == stamp and stamp != (0, 0):
             self.modules[name] = cached
             self.problems.extend(cached.problems)
             return cached
-        reported = len(self.problems)
-        raw = self._read(path)
         if cached is not None and cached.path == path:
             old_lines, new_lines = cached.current_lines(), _text_lines(raw)
             edit = None
@@ -357,22 +376,10 @@ class Project:
         given = self.overlay.get(path)
         if given is not None:
             return given
-        try:
-            size = os.path.getsize(path)
-            if size > MAX_FILE_BYTES:
-                if report:
-                    self.problems.append(SourceProblem(shown, 0, f"skipped: {size // 1024} KiB is over the "
-                                                       f"{MAX_FILE_BYTES // 1024 // 1024} MiB limit for one file"))
-                return None
-            with open(path, "rb") as handle:
-                raw = handle.read()
-        except OSError as exc:
+        raw, why, _ = read_source(path)
+        if why is not None:
             if report:
-                self.problems.append(SourceProblem(shown, 0, f"cannot be read: {exc.strerror or exc}"))
-            return None
-        if b"\0" in raw:
-            if report:
-                self.problems.append(SourceProblem(shown, 0, "skipped: not a text file (it holds NUL bytes)"))
+                self.problems.append(SourceProblem(shown, 0, why))
             return None
         return raw
 
@@ -395,6 +402,25 @@ class Project:
             self.problems.append(SourceProblem(shown, 0, f"cannot be parsed, file not analysed: {exc}"))
             module.tree = empty
         module.lines = raw.decode("utf-8", errors="replace").splitlines()
+
+
+def read_source(path: str) -> tuple[bytes | None, str | None, tuple[int, int]]:
+    """(the file's bytes, None, its stamp), or (None, why it is not read, its stamp): only a
+    regular file of at most ``MAX_FILE_BYTES`` (``_files.read_regular``: a FIFO or
+    ``/dev/zero`` named ``*.py`` is refused, never waited on or read without end), with no
+    NUL byte. The stamp (``file_stamp``) is (0, 0) when nothing could be read."""
+    try:
+        raw = read_regular(path, MAX_FILE_BYTES)
+    except TooLarge as exc:
+        return None, (f"skipped: {exc.size // 1024} KiB is over the {MAX_FILE_BYTES // 1024 // 1024} MiB limit "
+                      "for one file"), (exc.size, -1)
+    except NotRegular:
+        return None, "skipped: not a regular file", (0, 0)
+    except OSError as exc:
+        return None, f"cannot be read: {exc.strerror or exc}", (0, 0)
+    if b"\0" in raw:
+        return None, "skipped: not a text file (it holds NUL bytes)", content_stamp(raw)
+    return raw, None, content_stamp(raw)
 
 
 def _undecodable(raw: bytes) -> tuple[int, str] | None:
@@ -588,11 +614,15 @@ def _shape(definition: Def) -> object:
 
 
 def file_stamp(path: str) -> tuple[int, int]:
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return (0, 0)
-    return stat.st_mtime_ns, stat.st_size
+    """(size, hash of the content) of a file the check can read; (0, 0) for any other.
+
+    The content, not the modification time: a same-length edit whose time is put back (``cp
+    -p``, ``rsync -a``, ``tar``) is still an edit, and the cache compares stamps."""
+    return read_source(path)[2]
+
+
+def content_stamp(raw: bytes) -> tuple[int, int]:
+    return len(raw), int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little")
 
 
 def resolve_relative(module_name: str, is_package: bool, level: int, target: str | None) -> str:

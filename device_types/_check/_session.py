@@ -100,8 +100,17 @@ class CheckSession:
     # --- a run -------------------------------------------------------------------------
 
     def run(self) -> SessionRun:
+        from ._codec import CodecError
+
         with gc_paused():
-            return self._run()
+            try:
+                return self._run()
+            except CodecError:  # a record from the disk cache did not read back: start cold
+                self._disk = _cache.CacheData(self._fingerprint)
+                self.modules, self.records, self._changed = {}, {}, set()
+                self._tokens = self._disk.tokens()
+                self._tokens.run -= 1
+                return self._run()
 
     def _run(self) -> SessionRun:
         files, problems, backends = self.backend_files()
