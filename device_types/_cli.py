@@ -57,11 +57,14 @@ def emit(text: str, output: str | None) -> None:
     if output is None:
         print(text)
         return
+    from ._files import WriteError, write_atomic
+
+    if os.path.isdir(output):
+        raise UsageError(f"--output {output!r} is a directory; name a file")
     try:
-        with open(output, "w", encoding="utf-8") as stream:
-            stream.write(text + "\n")
-    except OSError as exc:
-        raise UsageError(f"--output {output!r}: {exc.strerror or exc}") from None
+        write_atomic(output, text + "\n")
+    except WriteError as exc:
+        raise UsageError(f"--output: {exc}") from None
 
 
 class _HelpFormatter(argparse.HelpFormatter):
@@ -142,7 +145,11 @@ def _check_parser(sub: Any) -> None:
     parser.add_argument("--disable", action="append", default=[], metavar="CODE", help="turn a code off")
     parser.add_argument("--baseline", metavar="FILE",
                         help="report only findings not in FILE, and list the entries of FILE that are fixed")
-    parser.add_argument("--write-baseline", metavar="FILE", help="write every current finding to FILE and exit 0")
+    parser.add_argument("--write-baseline", metavar="FILE",
+                        help="write every current finding to FILE and exit 0 (exit 2, writing nothing, when a file "
+                        "could not be analysed)")
+    parser.add_argument("--allow-unanalysed", action="store_true",
+                        help="with --write-baseline: write it even though some files could not be analysed")
     parser.add_argument("--no-cache", action="store_true",
                         help="do not read or write .device_types_cache/ (a cold run)")
     parser.add_argument("--inventory", choices=("markdown", "json"),

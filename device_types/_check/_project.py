@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
-from .._files import NotRegular, TooLarge, read_regular
+from .._files import NotRegular, TooLarge, read_regular, split_lines
 
 __all__ = ["MAX_FILE_BYTES", "Def", "Edit", "FunctionInfo", "Module", "Project", "SourceProblem", "changed_meanings",
            "discover", "edit_between", "file_stamp", "gc_paused", "import_bindings", "meaning"]
@@ -321,7 +321,7 @@ class Project:
     def source_lines(self, module: Module) -> list[str]:
         if module.lines is None:
             raw = self._read(module.path, report=False) or b""
-            module.lines = raw.decode("utf-8", errors="replace").splitlines()
+            module.lines = split_lines(decode_source(raw))
         return module.lines
 
     def display(self, path: str) -> str:
@@ -391,7 +391,7 @@ class Project:
             line, message = undecodable
             self.problems.append(SourceProblem(shown, line, f"{message}, file not analysed"))
             module.tree = empty
-            module.lines = raw.decode("utf-8", errors="replace").splitlines()
+            module.lines = split_lines(decode_source(raw))
             return
         try:
             module.tree = ast.parse(raw, filename=module.path)
@@ -401,7 +401,7 @@ class Project:
         except (ValueError, RecursionError, MemoryError) as exc:
             self.problems.append(SourceProblem(shown, 0, f"cannot be parsed, file not analysed: {exc}"))
             module.tree = empty
-        module.lines = raw.decode("utf-8", errors="replace").splitlines()
+        module.lines = split_lines(decode_source(raw))
 
 
 def read_source(path: str) -> tuple[bytes | None, str | None, tuple[int, int]]:
@@ -451,9 +451,25 @@ def _text_lines(raw: bytes | None) -> list[str] | None:
     if raw is None or b"\0" in raw:
         return None
     try:
-        return raw.decode("utf-8").splitlines()
-    except UnicodeDecodeError:
+        return split_lines(raw.decode(_encoding(raw)))
+    except (UnicodeDecodeError, LookupError):
         return None
+
+
+def _encoding(raw: bytes) -> str:
+    """The file's declared encoding (PEP 263; ``utf-8-sig`` with a BOM, UTF-8 by default)."""
+    try:
+        return tokenize.detect_encoding(io.BytesIO(raw).readline)[0]
+    except SyntaxError:
+        return "utf-8"
+
+
+def decode_source(raw: bytes) -> str:
+    """The text of a source file as Python reads it (its declared encoding; bad bytes replaced)."""
+    try:
+        return raw.decode(_encoding(raw), errors="replace")
+    except LookupError:
+        return raw.decode("utf-8", errors="replace")
 
 
 def _patch(old: Module, stamp: tuple[int, int], old_lines: list[str] | None, new_lines: list[str] | None,
@@ -730,16 +746,25 @@ _BLOCKS = frozenset({ast.If, ast.Try, ast.With, ast.AsyncWith, *(getattr(ast, "T
 
 def _flat(body: list[ast.stmt]) -> list[ast.stmt]:
     """Statements of a body, looking into ``if``/``try``/``with`` blocks (conditional defs, optional
-    imports), in source order. A list, not a generator: it runs for every def of every module."""
+    imports), in source order. A list, not a generator: it runs for every def of every module.
+    With an explicit stack: a 1,000-branch ``elif`` chain is 1,000 nested ``If`` nodes."""
     if not any(node.__class__ in _BLOCKS for node in body):
         return body
     out: list[ast.stmt] = []
-    for node in body:
+    stack: list[list[ast.stmt]] = [list(reversed(body))]
+    while stack:
+        top = stack[-1]
+        if not top:
+            stack.pop()
+            continue
+        node = top.pop()
         if node.__class__ in _BLOCKS:
-            for name in ("body", "orelse", "finalbody"):
-                out.extend(_flat(getattr(node, name, [])))
-            for handler in getattr(node, "handlers", []):
-                out.extend(_flat(handler.body))
+            # body, orelse, finalbody, then the handlers' bodies (the order the recursive form had)
+            ordered = [getattr(node, name, []) for name in ("body", "orelse", "finalbody")]
+            ordered.extend(handler.body for handler in getattr(node, "handlers", []))
+            for block in reversed(ordered):
+                if block:
+                    stack.append(list(reversed(block)))
         else:
             out.append(node)
     return out

@@ -22,6 +22,8 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
+from .._files import split_lines
+
 from .. import _codes
 from .._check._baseline import FORMAT, VERSION, BaselineError, read_baseline
 from .._check._project import FunctionInfo, gc_paused
@@ -97,12 +99,14 @@ class DeviceTypesServer(LanguageServer):
         path = os.path.join(self.root, path) if not os.path.isabs(path) else path
         text = self.texts.get(os.path.abspath(path))
         if text is None:
+            from .._check._project import MAX_FILE_BYTES, decode_source
+            from .._files import read_regular
+
             try:
-                with open(path, "rb") as handle:
-                    text = handle.read().decode("utf-8", "replace")
+                text = decode_source(read_regular(path, MAX_FILE_BYTES))
             except OSError:
                 return []
-        return text.splitlines()
+        return split_lines(text)
 
     # --- configuration ----------------------------------------------------------------------
 
@@ -321,11 +325,12 @@ class DeviceTypesServer(LanguageServer):
         entries.append({k: entry[k] for k in ("path", "function", "code", "anchor", "line") if k in entry})
         entries.sort(key=lambda e: (str(e["path"]), int(e.get("line") or 0), str(e["code"])))  # type: ignore[call-overload]
         text = json.dumps({"format": FORMAT, "version": VERSION, "entries": entries}, indent=1)
+        from .._files import WriteError, write_atomic
+
         try:
-            with open(target, "w", encoding="utf-8") as handle:
-                handle.write(text + "\n")
-        except OSError as exc:
-            return f"cannot write the baseline {target!r}: {exc.strerror or exc}"
+            write_atomic(target, text + "\n")
+        except WriteError as exc:
+            return str(exc)
         return f"added {entry.get('function')} [{entry.get('code')}] to {os.path.relpath(target, self.root)}"
 
 
