@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -30,7 +31,7 @@ class TooLarge(OSError):
     """The file is larger than the limit given."""
 
     def __init__(self, size: int) -> None:
-        super().__init__(f"{size} bytes")
+        super().__init__(errno.EFBIG, f"{size} bytes, over the limit for this file")
         self.size = size
 
 
@@ -129,7 +130,8 @@ def _remove(path: str) -> None:
 
 def _why(path: str, exc: BaseException) -> str:
     if isinstance(exc, OSError):
-        return f"cannot write {path}: {exc.strerror or exc}; it is unchanged"
+        kept = "it is unchanged" if os.path.lexists(path) else "nothing was written"
+        return f"cannot write {path}: {exc.strerror or exc}; {kept}"
     return f"cannot write {path}: {exc}; it is unchanged"
 
 
@@ -153,15 +155,35 @@ def write_all(files: Mapping[str, bytes | str], encoding: str = "utf-8", sync: b
         except ValueError:  # not the main thread
             previous = None
     temps: dict[str, str] = {}
+    direct: dict[str, bytes] = {}
     try:
         for path, data in files.items():
             raw = data.encode(encoding) if isinstance(data, str) else data
+            try:
+                info = os.stat(path)
+            except FileNotFoundError:
+                info = None
+            except OSError as exc:
+                raise WriteError(_why(path, exc)) from None
+            if info is not None and not stat.S_ISREG(info.st_mode):
+                if stat.S_ISDIR(info.st_mode):
+                    raise WriteError(f"cannot write {path}: it is a directory")
+                direct[path] = raw  # /dev/stdout, a FIFO, a terminal: written as it is, never replaced
+                continue
+            if info is not None and not info.st_mode & 0o222:
+                raise WriteError(f"cannot write {path}: it is read-only; nothing was written")
             try:
                 temps[path] = _temp_beside(path, raw, sync)
                 _keep_mode(path, temps[path])
             except OSError as exc:
                 raise WriteError(_why(path, exc)) from None
         _replace_all(temps)
+        for path, raw in direct.items():
+            try:
+                with open(path, "wb") as stream:
+                    stream.write(raw)
+            except OSError as exc:
+                raise WriteError(f"cannot write {path}: {exc.strerror or exc}") from None
     finally:
         for temp in temps.values():
             _remove(temp)

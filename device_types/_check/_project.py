@@ -219,6 +219,8 @@ def discover(paths: Iterable[str]) -> tuple[list[str], list[SourceProblem]]:
                     files.append(path)
         elif os.path.isfile(given):
             files.append(given)
+        elif os.path.exists(given):
+            problems.append(SourceProblem(given, 0, "skipped: not a regular file"))
         else:
             problems.append(SourceProblem(given, 0, "no such file or directory"))
     seen: dict[str, str] = {}
