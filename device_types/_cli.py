@@ -36,7 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     the path of a crash report), 130 interrupted (Ctrl-C)."""
     try:
         code = _main(sys.argv[1:] if argv is None else argv)
-        sys.stdout.flush()  # a full disk or a closed pipe shows here, not after the exit status
+        if sys.stdout is not None and not sys.stdout.closed:  # (the language server closes it)
+            sys.stdout.flush()  # a full disk or a closed pipe shows here, not after the exit status
         return code
     except BrokenPipeError:
         # `device-types check | head`: the reader left; stop quietly, as Unix tools do (killed

@@ -55,18 +55,18 @@ def check_paths(paths: list[str], config: Config, *, host_sync: bool = False, di
         try:
             return _check_paths(paths, config, host_sync, display_root, use_cache)
         except CodecError:  # a cached record's facts did not read back: the run again, as if cold
-            return _check_paths(paths, config, host_sync, display_root, use_cache, fresh=True)
+            return _check_paths(paths, config, host_sync, display_root, use_cache, ignore_cache=True)
 
 
 def _check_paths(paths: list[str], config: Config, host_sync: bool, display_root: str, use_cache: bool,
-                 fresh: bool = False) -> CheckResult:
+                 ignore_cache: bool = False) -> CheckResult:
     from . import _cache
 
     files, problems = discover(paths)
     cache = None
     if use_cache:
         expected = _cache.fingerprint(_cache.check_settings(config))
-        cache = _cache.CacheData(expected, display_root) if fresh else _cache.load(display_root, expected)
+        cache = _cache.CacheData(expected, display_root) if ignore_cache else _cache.load(display_root, expected)
     project = Project(display_root, cache.modules if cache is not None else None)
     located = [(path, *module_name_for(path)) for path in files]
     backends = dict(config.backends) or infer_backends([name for _, _, name in located])

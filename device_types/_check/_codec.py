@@ -68,6 +68,10 @@ def _any(value: object) -> bool:
     return True
 
 
+def _call(check: Check, value: object) -> bool:
+    return check(value)
+
+
 def _checker(hint: object) -> Check:
     """A test of a value against a type hint (containers element by element; an instance of a
     rebuilt class by its class only: its own fields were tested when it was built)."""
@@ -78,7 +82,7 @@ def _checker(hint: object) -> Check:
     if hint is float:
         return lambda v: type(v) is float or type(v) is int
     if hint is str or hint is bool:
-        return hint.__instancecheck__  # type: ignore[union-attr]
+        return hint.__instancecheck__
     if hint is int:
         return lambda v: type(v) is int or type(v) is bool
     if isinstance(hint, type):
@@ -103,7 +107,7 @@ def _checker(hint: object) -> Check:
         return lambda v: type(v) is origin and all(each(x) for x in v)  # type: ignore[attr-defined]
     if origin is dict:
         key, item = (_checker(args[0]), _checker(args[1])) if args else (_any, _any)
-        return lambda v: type(v) is dict and all(key(k) and item(x) for k, x in v.items())  # type: ignore[attr-defined]
+        return lambda v: type(v) is dict and all(key(k) and item(x) for k, x in v.items())
     return _any
 
 
@@ -199,8 +203,8 @@ class Encoder:
                     flat.append(k if type(k) in _PLAIN else encode(k))
                     flat.append(v if type(v) in _PLAIN else encode(v))
                 return {"d": flat}
-            items = [v if type(v) in _PLAIN else encode(v) for v in value]  # type: ignore[attr-defined]
-            return items if kind is list else {container: items}
+            elements = [v if type(v) in _PLAIN else encode(v) for v in value]  # type: ignore[attr-defined]
+            return elements if kind is list else {container: elements}
         named = self._by_identity.get(id(value))
         if named is not None:
             index = self._constant_ids.get(id(value))
@@ -222,7 +226,7 @@ class Encoder:
         encode = self._value
         items: list[Any] = [index]
         if by_state:
-            state = value.__getstate__()  # type: ignore[attr-defined]
+            state: dict[str, object] = value.__getstate__()  # type: ignore[assignment]
             items.extend(encode(state.get(n)) for n in names)
         else:
             for n in names:
@@ -289,14 +293,18 @@ class Decoder:
                     cls, names, checks = classes[body[0]]
                     if len(body) != len(names) + 1 or (tag == "a") != issubclass(cls, ast.AST):
                         raise CodecError(f"{cls.__qualname__} with {len(body) - 1} fields")
-                    instance = cls.__new__(cls) if tag == "a" else object.__new__(cls)  # ast.AST.__new__ is ast's own
-                    index = 0
-                    for name, check in zip(names, checks):
-                        index += 1
-                        value = body[index]
-                        if not check(value):
-                            raise CodecError(f"{cls.__qualname__}.{name} is a {type(value).__name__}")
-                        object.__setattr__(instance, name, value)
+                    # ast.AST.__new__ is ast's own (C); a dataclass gets object's: no method of ours runs
+                    instance = cls.__new__(cls) if tag == "a" else object.__new__(cls)  # type: ignore[call-overload]
+                    values = body[1:]
+                    if not all(map(_call, checks, values)):
+                        bad = next(n for n, c, v in zip(names, checks, values) if not c(v))
+                        raise CodecError(f"{cls.__qualname__}.{bad} has the wrong type")
+                    state = getattr(instance, "__dict__", None)
+                    if state is not None and tag == "c":
+                        state.update(zip(names, values))  # a dataclass: its fields, as __init__ sets them
+                    else:
+                        for name, value in zip(names, values):
+                            object.__setattr__(instance, name, value)
                     built.append(instance)
                     return instance
                 if tag == "t":
