@@ -170,9 +170,14 @@ class Encoder:
                 self._constant_ids[id(value)] = len(self.constants)
                 self.constants.append(name)
         self._memo: dict[int, int] = {}
-        #: class -> (its index in the table, its fields, whether it has a ``__getstate__``, tag)
-        self._plans: dict[type, tuple[int, tuple[str, ...], bool, str]] = {}
+        #: class -> (its index in the table, its fields, whether it has a ``__getstate__``, tag,
+        #: whether it is a frozen dataclass)
+        self._plans: dict[type, tuple[int, tuple[str, ...], bool, str, bool]] = {}
         self._kept: list[object] = []  # what the memo's ids belong to, alive until the end
+        #: A frozen instance's encoding, by identity, for every document of this encoder (a
+        #: callee's summary is in the records of all its callers): never numbered for "r".
+        self._frozen: dict[int, tuple[object, Any]] = {}
+        self._inside_frozen = 0
 
     def header(self) -> str:
         return json.dumps({"classes": self.classes, "constants": self.constants}, separators=(",", ":"))
@@ -212,29 +217,50 @@ class Encoder:
                 index = self._constant_ids[id(value)] = len(self.constants)
                 self.constants.append(named)
             return {"n": index}
-        seen = self._memo.get(id(value))
-        if seen is not None:
-            return {"r": seen}
         plan = self._plans.get(kind)
         if plan is None:
             names = _fields(kind)
             if names is None:
                 raise CodecError(f"cannot store a {kind.__module__}.{kind.__qualname__}")
             plan = self._plans[kind] = (self._class_id(kind), names, "__getstate__" in vars(kind),
-                                        "a" if issubclass(kind, ast.AST) else "c")
-        index, names, by_state, tag = plan
+                                        "a" if issubclass(kind, ast.AST) else "c", _is_frozen(kind))
+        index, names, by_state, tag, frozen = plan
+        if frozen:
+            held = self._frozen.get(id(value))
+            if held is not None:
+                return held[1]
+            self._inside_frozen += 1
+        else:
+            if self._inside_frozen:
+                raise CodecError(f"a {kind.__qualname__} inside a frozen value")
+            seen = self._memo.get(id(value))
+            if seen is not None:
+                return {"r": seen}
         encode = self._value
         items: list[Any] = [index]
-        if by_state:
-            state: dict[str, object] = value.__getstate__()  # type: ignore[assignment]
-            items.extend(encode(state.get(n)) for n in names)
+        try:
+            if by_state:
+                state: dict[str, object] = value.__getstate__()  # type: ignore[assignment]
+                items.extend(encode(state.get(n)) for n in names)
+            else:
+                for n in names:
+                    v = getattr(value, n, None)
+                    items.append(v if type(v) in _PLAIN else encode(v))
+        finally:
+            if frozen:
+                self._inside_frozen -= 1
+        encoded = {tag: items}
+        if frozen:
+            self._frozen[id(value)] = (value, encoded)
         else:
-            for n in names:
-                v = getattr(value, n, None)
-                items.append(v if type(v) in _PLAIN else encode(v))
-        self._memo[id(value)] = len(self._memo)
-        self._kept.append(value)
-        return {tag: items}
+            self._memo[id(value)] = len(self._memo)
+            self._kept.append(value)
+        return encoded
+
+
+def _is_frozen(cls: type) -> bool:
+    params = getattr(cls, "__dataclass_params__", None)
+    return bool(params is not None and params.frozen)
 
 
 _PLAIN = frozenset({str, int, bool, float, type(None)})
@@ -254,6 +280,7 @@ class Decoder:
             raise CodecError("bad header")
         self.classes: list[tuple[type, tuple[str, ...], tuple[Check, ...]]] = [
             self._class(name) for name in head["classes"]]
+        self._frozen = [_is_frozen(cls) for cls, _, _ in self.classes]
         table = _constants()
         self.constants: list[object] = []
         for name in head["constants"]:
@@ -279,7 +306,7 @@ class Decoder:
 
     def decode(self, text: str | bytes) -> object:
         built: list[object] = []
-        classes, constants = self.classes, self.constants
+        classes, constants, frozen = self.classes, self.constants, self._frozen
 
         def hook(obj: dict[str, Any]) -> object:
             if len(obj) != 1:
@@ -305,7 +332,8 @@ class Decoder:
                     else:
                         for name, value in zip(names, values):
                             object.__setattr__(instance, name, value)
-                    built.append(instance)
+                    if not frozen[body[0]]:  # a frozen value is never referred to by number
+                        built.append(instance)
                     return instance
                 if tag == "t":
                     return tuple(body)
