@@ -84,3 +84,16 @@ def test_an_internal_error_is_one_line_exit_3_and_a_report(project: Path, tmp_pa
     assert match, proc.stderr
     report = Path(match.group(1)).read_text(encoding="utf-8")
     assert "Traceback" in report and "KeyError: 'planted'" in report
+
+
+def test_a_reader_that_leaves_is_not_findings(project: Path) -> None:
+    """``device-types check | head -1``: the pipe closes early; never exit 1 (findings)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "device_types", "check", "--no-cache", "fw"], cwd=project,
+                              stdout=write, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONPATH": str(ENGINE)})
+    finally:
+        os.close(write)
+    assert (proc.returncode, proc.stderr) == (141, "")

@@ -89,3 +89,18 @@ def test_the_server_runs_nothing_from_a_crafted_cache(project: Path, tmp_path: P
         assert [d["code"] for d in client.diagnostics_of(project / OPS)]
     finally:
         client.close()
+
+
+def test_memory_stays_bounded_under_edits(tmp_path: Path) -> None:
+    """Each run's reference cycles are freed (they were frozen, for good: about 16 MB an edit
+    on this 3,000-function buffer). ``benchmarks/lsp_memory.py`` measures it at 10,000."""
+    import subprocess
+    import sys
+
+    bench = Path(__file__).resolve().parents[2] / "benchmarks" / "lsp_memory.py"
+    proc = subprocess.run([sys.executable, str(bench), "--functions", "3000", "--edits", "8"], capture_output=True,
+                          text=True, env={**os.environ, "BENCH_ENGINE": str(ENGINE)}, timeout=300)
+    assert proc.returncode in (0, 1), proc.stderr
+    rss = [float(line.rsplit("RSS ", 1)[1].split()[0]) for line in proc.stdout.splitlines() if "  edit " in line]
+    assert len(rss) == 8
+    assert rss[-1] - rss[0] < 30, proc.stdout  # MB: the first edit's level, give or take the allocator
