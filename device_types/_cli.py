@@ -21,7 +21,8 @@ from ._report import FORMATS
 __all__ = ["main", "build_parser", "UsageError", "emit"]
 
 PROG = "device-types"
-EXIT_STATUS = "exit status: 0 clean, 1 findings, 2 usage, configuration or analysis error."
+EXIT_STATUS = ("exit status: 0 clean, 1 findings, 2 usage, configuration or unreadable input, 3 internal error "
+               "(a crash report is written), 130 interrupted.")
 DEFAULT_BACKENDS = f"*._backends.{{{','.join(BACKEND_DEVICES)}}}"
 
 
@@ -30,13 +31,73 @@ class UsageError(Exception):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run a command; whatever happens, one line and an exit status (``docs/errors.md``):
+    0 clean, 1 findings, 2 usage, configuration or unreadable input, 3 internal error (with
+    the path of a crash report), 130 interrupted (Ctrl-C)."""
     try:
-        return _main(sys.argv[1:] if argv is None else argv)
+        code = _main(sys.argv[1:] if argv is None else argv)
+        if sys.stdout is not None and not sys.stdout.closed:  # (the language server closes it)
+            sys.stdout.flush()  # a full disk or a closed pipe shows here, not after the exit status
+        return code
     except BrokenPipeError:
-        # `device-types check | head`: the reader left; stop quietly, as Unix tools do
+        # `device-types check | head`: the reader left; stop quietly, as Unix tools do (killed
+        # by SIGPIPE: 128 + 13), never 1, which would say "findings"
+        _stdout_to_devnull()
+        return 141
+    except KeyboardInterrupt:
+        _stdout_to_devnull()
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except OSError as exc:
+        if _is_stdout_error(exc):
+            _stdout_to_devnull()
+            print(f"{PROG}: error: cannot write the report to standard output: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 2
+        return _crash(exc)
+    except (Exception, RecursionError, MemoryError) as exc:  # noqa: BLE001 - exit 3, never a bare traceback
+        return _crash(exc)
+
+
+def _is_stdout_error(exc: OSError) -> bool:
+    import errno
+
+    return exc.errno in (errno.ENOSPC, errno.EFBIG, errno.EIO, errno.EDQUOT) and not getattr(exc, "filename", None)
+
+
+def _stdout_to_devnull() -> None:
+    try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return 1
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _crash(exc: BaseException) -> int:
+    """An internal error: the traceback into a crash report file, one line on stderr, exit 3."""
+    import tempfile
+    import traceback
+
+    from . import __version__
+
+    report = "".join(traceback.format_exception(exc))
+    text = (f"device-types {__version__} crashed\npython {sys.version}\nargv {sys.argv!r}\ncwd {os.getcwd()}\n\n"
+            f"{report}")
+    where = None
+    try:
+        handle, where = tempfile.mkstemp(prefix="device-types-crash-", suffix=".txt")
+        with os.fdopen(handle, "w", encoding="utf-8", errors="replace") as stream:
+            stream.write(text)
+    except OSError:
+        where = None
+    summary = f"{type(exc).__name__}: {exc}".splitlines()[0][:200] if str(exc) else type(exc).__name__
+    _stdout_to_devnull()
+    place = f"the report is in {where}" if where else "no crash report could be written"
+    try:
+        print(f"{PROG}: internal error ({summary}); {place}; please file an issue with it", file=sys.stderr)
+    except OSError:
+        pass
+    return 3
 
 
 def _main(argv: list[str]) -> int:
@@ -57,11 +118,14 @@ def emit(text: str, output: str | None) -> None:
     if output is None:
         print(text)
         return
+    from ._files import WriteError, write_atomic
+
+    if os.path.isdir(output):
+        raise UsageError(f"--output {output!r} is a directory; name a file")
     try:
-        with open(output, "w", encoding="utf-8") as stream:
-            stream.write(text + "\n")
-    except OSError as exc:
-        raise UsageError(f"--output {output!r}: {exc.strerror or exc}") from None
+        write_atomic(output, text + "\n")
+    except WriteError as exc:
+        raise UsageError(f"--output: {exc}") from None
 
 
 class _HelpFormatter(argparse.HelpFormatter):
@@ -89,11 +153,15 @@ def _terminal_width() -> int:
 
 
 class _Parser(argparse.ArgumentParser):
-    """A parser (and its sub-commands' parsers) with that formatter."""
+    """A parser (and its sub-commands' parsers) with that formatter, whose usage errors are
+    two lines (the error, and where the options are), not the whole usage text."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", _HelpFormatter)
         super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> Any:
+        self.exit(2, f"{self.prog}: error: {message}\nrun '{self.prog} --help' for the options\n")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -142,7 +210,11 @@ def _check_parser(sub: Any) -> None:
     parser.add_argument("--disable", action="append", default=[], metavar="CODE", help="turn a code off")
     parser.add_argument("--baseline", metavar="FILE",
                         help="report only findings not in FILE, and list the entries of FILE that are fixed")
-    parser.add_argument("--write-baseline", metavar="FILE", help="write every current finding to FILE and exit 0")
+    parser.add_argument("--write-baseline", metavar="FILE",
+                        help="write every current finding to FILE and exit 0 (exit 2, writing nothing, when a file "
+                        "could not be analysed)")
+    parser.add_argument("--allow-unanalysed", action="store_true",
+                        help="with --write-baseline: write it even though some files could not be analysed")
     parser.add_argument("--no-cache", action="store_true",
                         help="do not read or write .device_types_cache/ (a cold run)")
     parser.add_argument("--inventory", choices=("markdown", "json"),

@@ -255,13 +255,16 @@ INDIRECT: Final = _code(
                  'chain': 'topk -> sort', 'what': '".to("cpu")"', 'root': 'pkg/_backends/mps/ops.py:31',
                  'fix': 'sort', 'device': 'mps', 'prefix': 'pkg._backends.mps'}})
 UNANALYSED: Final = _code(
-    "device-unanalysed", [CHECK], "A file device-types check could not read or parse",
+    "device-unanalysed", [CHECK], "A file or function device-types check could not analyse",
     "pkg/_backends/mps/broken.py with a syntax error (or NUL bytes, or over 4 MiB)",
     "source that parses; or leave the file out of the paths given to the check",
     {CHECK: "syntax error, file not analysed: {error}"},
     detail=('`device-types check`: a file it was asked to check could not be analysed: a syntax error, not a text'
-            ' file, unreadable, or larger than 4 MiB. The run exits 2 so that CI notices the hole in the check; '
-            'exclude the file from the paths if that is intended.'),
+            ' file, unreadable, larger than 4 MiB, not a regular file (a FIFO or a device named `*.py`: never'
+            ' waited on or read without end), or a symlink that leaves the directory it was found under (name'
+            ' the file itself to check it); or one function of it could not be (nested too deeply for the walk,'
+            ' such as a 1,000-branch `elif` chain: the line names the function). The run exits 2 so that CI'
+            ' notices the hole in the check; exclude the file from the paths if that is intended.'),
     examples={'check': {'at': 'pkg/_backends/mps/broken.py:1', 'error': 'invalid syntax'}},
     lang='text',
     silence="Not silenced: the run exits 2 while a file it was given cannot be analysed, so that CI notices "

@@ -119,6 +119,10 @@ class Config:
         return None if prefix is None else self.backends[prefix]
 
 
+#: A configuration file is hand-written: a larger one is not read.
+_MAX_CONFIG_BYTES = 16 * 1024 * 1024
+
+
 def find_config(directory: str = ".") -> str | None:
     """The first file in ``directory`` that has a device_types section, if any."""
     for name in INI_FILES:
@@ -131,6 +135,10 @@ def find_config(directory: str = ".") -> str | None:
 def load_config_option(option: str | None, directory: str) -> Config:
     """The configuration of ``--config FILE``, or else of the first config file in ``directory``."""
     if option is not None and not os.path.isfile(option):
+        if os.path.isdir(option):
+            raise ConfigError(f"--config {option!r} is a directory; name the file (pyproject.toml, mypy.ini or setup.cfg)")
+        if os.path.lexists(option):
+            raise ConfigError(f"--config {option!r} is not a regular file")
         raise ConfigError(f"--config {option!r}: no such file")
     found = option if option is not None else find_config(directory)
     return load_config(os.path.normpath(found) if found is not None else None)
@@ -166,8 +174,9 @@ def _has_section(path: str) -> bool:
 def _read_section(path: str) -> dict[str, Any] | None:
     try:
         if path.endswith(".toml"):
-            with open(path, "rb") as f:
-                data = tomllib.load(f)
+            from ._files import read_regular
+
+            data = tomllib.loads(read_regular(path, _MAX_CONFIG_BYTES).decode("utf-8"))
             section = data.get("tool", {}).get(SECTION)
             if section is None:
                 return None
@@ -176,9 +185,12 @@ def _read_section(path: str) -> dict[str, Any] | None:
             return section
         return _read_ini_section(path)
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read the file: {exc}") from None
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise ConfigError(f"{path}: cannot read the file: {why}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply to be a configuration") from None
 
 
 def _read_ini_section(path: str) -> dict[str, Any] | None:

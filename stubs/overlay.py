@@ -176,11 +176,13 @@ def install(target: Path | None = None) -> tuple[Path, Overlay]:
     except OSError as exc:
         raise OverlayError(f"cannot write the overlay to {target}: {exc}") from None
     try:
+        from device_types._files import write_atomic  # each file flushed to disk before the rename below
+
         for rel, text in overlay.files.items():
             path = staging / rel
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-        (staging / STAMP).write_text(json.dumps(stamp, indent=1) + "\n", encoding="utf-8")
+            write_atomic(str(path), text)
+        write_atomic(str(staging / STAMP), json.dumps(stamp, indent=1) + "\n")
         if target.exists():
             old = target.with_name(target.name + ".old")
             shutil.rmtree(old, ignore_errors=True)

@@ -11,11 +11,14 @@ as it is, and both stay findings.
 from __future__ import annotations
 
 import difflib
+import io
 import os
 import re
+import tokenize
 from dataclasses import dataclass
 
 from .._config import BACKEND_DEVICES
+from .._files import WriteError, read_regular, split_lines_keepends, write_all
 from ._cells import plain
 from ._checks import AuditResult
 from ._findings import OPEN, RESOLVED, AuditError
@@ -24,6 +27,8 @@ from ._sections import BACKEND_SYNONYMS, Section
 from ._table import FIELD_TITLES, Table, split_cells
 
 
+#: A source larger than this is not rewritten (the check's limit for one file).
+MAX_SOURCE_BYTES = 4 * 1024 * 1024
 #: An issue that only points back at the kernel named before it.
 _PRONOUNS = frozenset({"it", "this", "that", "them", "this kernel", "the kernel"})
 
@@ -33,11 +38,13 @@ class FixedFile:
     path: str  # relative to the root
     before: str
     after: str
+    #: How the file is written back: its own encoding (PEP 263 for a source; a BOM is kept).
+    encoding: str = "utf-8"
 
     def diff(self) -> str:
         lines = difflib.unified_diff(
-            self.before.splitlines(keepends=True),
-            self.after.splitlines(keepends=True),
+            split_lines_keepends(self.before),
+            split_lines_keepends(self.after),
             f"a/{self.path}",
             f"b/{self.path}",
         )
@@ -48,36 +55,43 @@ def plan_fixes(result: AuditResult) -> list[FixedFile]:
     """The files ``--fix`` would change, with their text before and after."""
     fixed: list[FixedFile] = []
     if result.text is not None:
-        lines = result.text.splitlines(keepends=True)
+        lines = split_lines_keepends(result.text)
         for table, section in result.tables:
             _fix_table(lines, table, section)
         after = "".join(lines)
         if after != result.text:
-            fixed.append(FixedFile(result.docs, result.text, after))
+            bom = _has_bom(os.path.join(result.root, result.docs))
+            fixed.append(FixedFile(result.docs, result.text, after, "utf-8-sig" if bom else "utf-8"))
     by_file: dict[str, list[Marker]] = {}
     for code in result.backends.values():
         for found in code.markers:
             if found.marker.platform is not None and found.marker.issue is not None and not found.marker.follows_form:
                 by_file.setdefault(found.path, []).append(found.marker)
     for path, markers in sorted(by_file.items()):
-        before = _read(os.path.join(result.root, path), path)
-        lines = before.splitlines(keepends=True)
+        before, encoding = _read(os.path.join(result.root, path), path)
+        lines = split_lines_keepends(before)
         for marker in markers:
             _fix_marker(lines, marker)
         after = "".join(lines)
         if after != before:
-            fixed.append(FixedFile(path, before, after))
+            fixed.append(FixedFile(path, before, after, encoding))
     return fixed
 
 
 def write_fixes(root: str, fixed: list[FixedFile]) -> None:
+    """Every change, or none: each file is written beside itself, then all are renamed over
+    the originals (``_files.write_all``); a failure leaves every file as it was."""
+    files: dict[str, bytes] = {}
     for change in fixed:
-        path = os.path.join(root, change.path)
         try:
-            with open(path, "w", encoding="utf-8", newline="") as f:
-                f.write(change.after)
-        except OSError as exc:
-            raise AuditError(f"{change.path}: cannot write the file ({exc.strerror or exc})") from None
+            files[os.path.join(root, change.path)] = change.after.encode(change.encoding)
+        except UnicodeEncodeError as exc:
+            raise AuditError(f"{change.path}: the fix cannot be written in the file's encoding "
+                             f"{change.encoding} ({exc.reason}); nothing was written") from None
+    try:
+        write_all(files)
+    except WriteError as exc:
+        raise AuditError(f"{exc}; no file was changed") from None
 
 
 def template(marker: Marker) -> str:
@@ -163,9 +177,19 @@ def _replace(lines: list[str], number: int, before: tuple[str, ...] | list[str],
     lines[number - 1] = f"{indent}|{cells}|{line[len(body):]}"
 
 
-def _read(path: str, shown: str) -> str:
+def _read(path: str, shown: str) -> tuple[str, str]:
+    """A source's text and its encoding, as the audit read it (PEP 263; a BOM is ``utf-8-sig``)."""
     try:
-        with open(path, encoding="utf-8", newline="") as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError) as exc:
+        data = read_regular(path, MAX_SOURCE_BYTES)
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding), encoding
+    except (OSError, UnicodeDecodeError, SyntaxError, LookupError) as exc:
         raise AuditError(f"{shown}: cannot read the file to fix it ({exc})") from None
+
+
+def _has_bom(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(3) == b"\xef\xbb\xbf"
+    except OSError:
+        return False

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from .._config import Config, default_backend_device
+from .._files import NotRegular, TooLarge, read_regular
 from ._findings import AuditError
 from ._markers import Marker, find_markers, may_hold_marker
 
@@ -89,11 +90,21 @@ def relative(root: str, path: str) -> str:
     return path if rel.startswith("..") else rel.replace(os.sep, "/")
 
 
+#: The check's limit for one file (a generated table is not backend code).
+MAX_SOURCE_BYTES = 4 * 1024 * 1024
+
+
 def _scan_file(root: str, path: str, code: BackendCode) -> None:
     rel = relative(root, path)
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = read_regular(path, MAX_SOURCE_BYTES)
+    except TooLarge as exc:
+        code.unreadable.append((rel, 1, f"skipped: {exc.size // 1024} KiB is over the "
+                                        f"{MAX_SOURCE_BYTES // 1024 // 1024} MiB limit for one file"))
+        return
+    except NotRegular:
+        code.unreadable.append((rel, 1, "skipped: not a regular file"))
+        return
     except OSError as exc:
         code.unreadable.append((rel, 1, f"cannot read the file ({exc.strerror or exc})"))
         return

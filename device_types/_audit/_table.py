@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Final
 
+from .._files import split_lines
 from ._cells import is_empty, kernel_names
 
 #: The six fields of rule 4, in the policy's order, with the title the checks report.
@@ -263,7 +264,7 @@ def _visible_lines(text: str) -> Iterator[tuple[int, str]]:
     """
     fence: str | None = None
     in_comment = False
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(split_lines(text), start=1):
         if fence is not None:
             if raw.lstrip().startswith(fence):
                 fence = None

@@ -49,15 +49,24 @@ def check_paths(paths: list[str], config: Config, *, host_sync: bool = False, di
     ``display_root/.device_types_cache`` so a re-check walks only what changed."""
     from ._project import gc_paused
 
+    from ._codec import CodecError
+
     with gc_paused():
-        return _check_paths(paths, config, host_sync, display_root, use_cache)
+        try:
+            return _check_paths(paths, config, host_sync, display_root, use_cache)
+        except CodecError:  # a cached record's facts did not read back: the run again, as if cold
+            return _check_paths(paths, config, host_sync, display_root, use_cache, ignore_cache=True)
 
 
-def _check_paths(paths: list[str], config: Config, host_sync: bool, display_root: str, use_cache: bool) -> CheckResult:
+def _check_paths(paths: list[str], config: Config, host_sync: bool, display_root: str, use_cache: bool,
+                 ignore_cache: bool = False) -> CheckResult:
     from . import _cache
 
     files, problems = discover(paths)
-    cache = _cache.load(display_root, _cache.fingerprint(_cache.check_settings(config))) if use_cache else None
+    cache = None
+    if use_cache:
+        expected = _cache.fingerprint(_cache.check_settings(config))
+        cache = _cache.CacheData(expected, display_root) if ignore_cache else _cache.load(display_root, expected)
     project = Project(display_root, cache.modules if cache is not None else None)
     located = [(path, *module_name_for(path)) for path in files]
     backends = dict(config.backends) or infer_backends([name for _, _, name in located])

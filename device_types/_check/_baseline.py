@@ -14,6 +14,7 @@ import os
 from collections import Counter
 from collections.abc import Sequence
 
+from .._files import NotRegular, TooLarge, WriteError, read_regular, write_atomic
 from .._finding import Finding
 
 __all__ = ["BaselineError", "apply_baseline", "write_baseline"]
@@ -40,24 +41,37 @@ def write_baseline(path: str, findings: Sequence[Finding]) -> None:
     ]
     text = json.dumps({"format": FORMAT, "version": VERSION, "entries": entries}, indent=1)
     try:
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(text + "\n")
-    except OSError as exc:
-        raise BaselineError(f"cannot write the baseline {path!r}: {exc.strerror or exc}") from None
+        write_atomic(path, text + "\n")
+    except WriteError as exc:
+        raise BaselineError(str(exc)) from None
+
+
+#: A baseline is a hand-checked list, not a data dump: this is far above any real one.
+MAX_BASELINE_BYTES = 64 * 1024 * 1024
 
 
 def read_baseline(path: str) -> list[dict[str, object]]:
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+        data = json.loads(read_regular(path, MAX_BASELINE_BYTES).decode("utf-8"))
     except FileNotFoundError:
         raise BaselineError(f"baseline {path!r} does not exist; create it with --write-baseline {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BaselineError(f"cannot read the baseline {path!r}: {exc}") from None
+    except TooLarge as exc:
+        raise BaselineError(f"baseline {path!r} is {exc.size // (1024 * 1024)} MiB, over the "
+                            f"{MAX_BASELINE_BYTES // (1024 * 1024)} MiB limit") from None
+    except NotRegular:
+        raise BaselineError(f"baseline {path!r} is not a regular file") from None
     except json.JSONDecodeError as exc:
         raise BaselineError(f"baseline {path!r} is not valid JSON (line {exc.lineno}): {exc.msg}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise BaselineError(f"cannot read the baseline {path!r}: {why}") from None
+    except RecursionError:
+        raise BaselineError(f"baseline {path!r} is nested too deeply to be a device-types baseline") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("entries"), list):
         raise BaselineError(f"baseline {path!r} is not a device-types baseline; rewrite it with --write-baseline")
+    if data.get("version") != VERSION:
+        raise BaselineError(f"baseline {path!r} has version {data.get('version')!r}; this device-types reads "
+                            f"version {VERSION} (rewrite it with --write-baseline)")
     entries: list[dict[str, object]] = data["entries"]
     for index, entry in enumerate(entries):
         if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in

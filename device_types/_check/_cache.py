@@ -6,7 +6,7 @@ lives under ``.device_types_cache/`` in the directory the check runs from, stamp
 fingerprint of the engine, the configuration and Python; anything unreadable or from
 another fingerprint is ignored (a cold run), never an error.
 
-It is an index (``index.pickle``) and one file per module (its outline and its functions'
+It is an index (``index.json``) and one file per module (its outline and its functions'
 records). The index has, for each module, what a run needs to leave the module unopened:
 the file's stamp, its problems, its function count, its findings, and every function its
 records saw. A re-check reads the index and opens only the modules it has to look into: an
@@ -14,6 +14,13 @@ unchanged file whose records saw no summary that changed this run is not opened
 (``Analysis.run``'s ``deferred``). A run writes the files of the modules it changed, then
 the index in one step (a reader sees the old one or the new one), then removes the files
 that no index names.
+
+The files are JSON (``_codec``), never ``pickle``: a cache directory that came with a
+cloned repository or an archive cannot run code, whatever it holds. What is read is
+checked (the classes it names, each field's type, the file names in the index): anything
+unexpected is a cache miss, and a module's facts that turn out unreadable when first used
+make the check run again without the cache (``CodecError``). A module's entry holds the
+hash of the file's content (``_project.file_stamp``), not its modification time.
 """
 
 from __future__ import annotations
@@ -21,20 +28,27 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-import pickle
+import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from .._config import Config
 from .._finding import Finding
+from .._files import read_regular, write_atomic
+from ._codec import CodecError, Decoder, Encoder, dumps, loads
 from ._project import Module, SourceProblem, changed_meanings
 from ._records import FunctionRecord, Key, Looked, RunTokens
 
-__all__ = ["CACHE_DIR", "CacheData", "ModuleEntry", "check_settings", "fingerprint", "load", "save"]
+__all__ = ["CACHE_DIR", "CacheData", "CodecError", "ModuleEntry", "check_settings", "fingerprint", "load", "save"]
 
 CACHE_DIR = ".device_types_cache"
-_INDEX = "index.pickle"
+_INDEX = "index.json"
+_SUFFIX = ".json"
+#: A module file's name as the index may give it: in the cache directory, nowhere else.
+_BLOB = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\.json")
+#: No cache file is read past this (a file that grows without end is a miss).
+_MAX_CACHE_FILE = 256 * 1024 * 1024
 #: A module's findings, with what they were computed for (the host-sync option and the backends).
 Findings = tuple[object, list[Finding]]
 
@@ -79,6 +93,8 @@ class CacheData:
         self.entries: dict[str, ModuleEntry] = index.entries if index is not None else {}
         self._index = index
         self._opened: dict[str, tuple[Module, dict[str, FunctionRecord]] | None] = {}
+        #: The decoder of each module file read (its tables seed the file that replaces it).
+        self.decoders: dict[str, Decoder] = {}
         #: The outlines and the records, opening a module's file when one of them is asked for.
         self.modules: Mapping[str, Module] = _Outlines(self)
         self.records: Mapping[Key, FunctionRecord] = _Records(self)
@@ -101,9 +117,12 @@ class CacheData:
         entry = self.entries.get(name)
         held = None
         if entry is not None:
-            data = _read(os.path.join(self.directory, CACHE_DIR, entry.blob))
-            if isinstance(data, tuple) and len(data) == 2 and isinstance(data[0], Module) and data[0].name == name:
-                held = data
+            read = _read(os.path.join(self.directory, CACHE_DIR, entry.blob))
+            if read is not None:
+                data, decoder = read
+                held = _module_and_records(data, name, decoder)
+                if held is not None:
+                    self.decoders[name] = decoder
         self._opened[name] = held
         return held
 
@@ -168,15 +187,20 @@ def check_settings(config: Config) -> tuple[object, ...]:
 
 
 def fingerprint(settings: object) -> str:
-    """Engine sources + ``settings`` (backends, declared helpers) + Python: what the facts depend on."""
+    """Engine sources + ``settings`` (backends, declared helpers) + Python: what the facts depend on.
+
+    The engine is every module of the package and of the check (the code registry's message
+    templates, the op-semantics table and the host vocabulary included): a finding's text
+    or a fact that any of them shapes is never taken from a cache an older engine wrote."""
     digest = hashlib.blake2b(digest_size=16)
     digest.update(repr(_canonical(settings)).encode())
     digest.update(sys.version.encode())
     engine = os.path.dirname(os.path.realpath(__file__))
-    sources = [os.path.join(engine, n) for n in os.listdir(engine) if n.endswith(".py")]
     package = os.path.dirname(engine)
-    for source in sorted([*sources, os.path.join(package, "_semantics.py"), os.path.join(package, "_vocabulary.py")]):
+    sources = [os.path.join(d, n) for d in (engine, package) for n in os.listdir(d) if n.endswith(".py")]
+    for source in sorted(sources):
         with open(source, "rb") as handle:
+            digest.update(source[len(package):].encode())
             digest.update(handle.read())
     return digest.hexdigest()
 
@@ -196,18 +220,33 @@ def _canonical(value: object) -> object:
 
 
 def load(directory: str, expected: str) -> CacheData:
-    index = _read(os.path.join(directory, CACHE_DIR, _INDEX))
-    if not isinstance(index, _Index) or index.fingerprint != expected:
+    read = _read(os.path.join(directory, CACHE_DIR, _INDEX))
+    index = read[0] if read is not None else None
+    if not isinstance(index, _Index) or index.fingerprint != expected \
+            or not all(_BLOB.fullmatch(e.blob) for e in index.entries.values()):
         return CacheData(expected, directory)
     return CacheData(expected, directory, index)
 
 
-def _read(path: str) -> object:
+def _read(path: str) -> tuple[object, Decoder] | None:
+    """What a cache file holds (and its decoder); None for anything unexpected: a cache miss."""
     try:
-        with open(path, "rb") as handle:
-            return pickle.load(handle)
-    except Exception:  # noqa: BLE001 - a missing or stale cache is a cold run, whatever went wrong
+        return loads(read_regular(path, _MAX_CACHE_FILE))
+    except (OSError, CodecError, MemoryError):
         return None
+
+
+def _module_and_records(data: object, name: str, decoder: Decoder) -> tuple[Module, dict[str, FunctionRecord]] | None:
+    if not (type(data) is tuple and len(data) == 2 and isinstance(data[0], Module) and data[0].name == name
+            and type(data[1]) is dict):
+        return None
+    records: dict[str, FunctionRecord] = {}
+    for qualname, state in data[1].items():
+        record = FunctionRecord.from_stored(state, decoder)
+        if type(qualname) is not str or record is None:
+            return None
+        records[qualname] = record
+    return data[0], records
 
 
 def save(directory: str, old: CacheData, modules: dict[str, Module], changed: set[str],
@@ -248,8 +287,9 @@ def save(directory: str, old: CacheData, modules: dict[str, Module], changed: se
         return  # a read-only tree still gets its findings
     named = {entry.blob for entry in entries.values()}
     try:
-        for stale in os.listdir(target):
-            if stale.endswith(".pickle") and stale != _INDEX and stale not in named:
+        for stale in os.listdir(target):  # and the pickles of versions before 0.x (never read)
+            if (stale.endswith((_SUFFIX, ".pickle")) and stale != _INDEX and stale not in named
+                    and not os.path.islink(os.path.join(target, stale))):
                 os.remove(os.path.join(target, stale))
     except OSError:
         pass
@@ -261,8 +301,9 @@ def _write_module(target: str, module: Module, records: dict[str, FunctionRecord
     previous = old.entries.get(module.name)
     if findings is None and previous is not None and not changed and _same_records(old, module.name, records):
         findings = previous.findings  # a new stamp only: the findings still hold
-    blob = f"{module.name}.{os.urandom(6).hex()}.pickle"
-    _write(target, blob, (module, records))
+    blob = f"{module.name}.{os.urandom(6).hex()}{_SUFFIX}"
+    encoder = Encoder(old.decoders.get(module.name))
+    _write(target, blob, (module, {q: r.stored(encoder) for q, r in records.items()}), encoder)
     saw = frozenset(key for record in records.values() for key in record.seen)
     return ModuleEntry(module.path, module.stamp, blob, len(module.functions), saw,
                        _merged(record.looked for record in records.values()), tuple(module.problems), findings,
@@ -285,21 +326,14 @@ def _same_records(old: CacheData, name: str, held: dict[str, FunctionRecord]) ->
 def _prepare(target: str) -> None:
     os.makedirs(target, exist_ok=True)
     gitignore = os.path.join(target, ".gitignore")
-    if not os.path.exists(gitignore):
-        with open(gitignore, "w", encoding="utf-8") as handle:
-            handle.write("# created by device-types check\n*\n")
+    if not os.path.lexists(gitignore):
+        write_atomic(gitignore, "# created by device-types check\n*\n", sync=False)
 
 
-def _write(target: str, name: str, data: object) -> None:
-    """``data`` pickled into ``target/name`` in one step: written beside it, then renamed."""
-    temp = os.path.join(target, f"{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+def _write(target: str, name: str, data: object, encoder: Encoder | None = None) -> None:
+    """``data`` into ``target/name`` in one step (``_files.write_atomic``)."""
     try:
-        with open(temp, "wb") as handle:
-            pickle.dump(data, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(temp, os.path.join(target, name))
-    except OSError:
-        try:
-            os.remove(temp)
-        except OSError:
-            pass
-        raise
+        raw = dumps(data, encoder)
+    except (CodecError, RecursionError) as exc:
+        raise OSError(f"cannot store {name}: {exc}") from None
+    write_atomic(os.path.join(target, name), raw, sync=False)

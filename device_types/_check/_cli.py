@@ -50,6 +50,13 @@ def _run(args: argparse.Namespace) -> int:
     if args.write_baseline:
         from ._baseline import BaselineError, write_baseline
 
+        if result.problems and not args.allow_unanalysed:
+            first = result.problems[0]
+            more = len({p.path for p in result.problems}) - 1
+            raise UsageError(f"not writing the baseline: {first.path} was not analysed ({first.message})"
+                             + (f" and {more} more file{'s' if more != 1 else ''}" if more else "")
+                             + "; its findings would all look new once it is; fix it, or pass --allow-unanalysed")
+
         try:
             write_baseline(args.write_baseline, findings)
         except BaselineError as exc:

@@ -21,8 +21,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
+from .._files import NotRegular, TooLarge, read_regular, split_lines
+
 __all__ = ["MAX_FILE_BYTES", "Def", "Edit", "FunctionInfo", "Module", "Project", "SourceProblem", "changed_meanings",
-           "discover", "edit_between", "file_stamp", "gc_paused", "import_bindings", "meaning"]
+           "collect_idle", "discover", "edit_between", "file_stamp", "gc_paused", "import_bindings", "meaning"]
 
 #: Larger files are skipped with a message: generated tables, not backend code.
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -104,7 +106,7 @@ class Module:
     name: str
     path: str
     is_package: bool
-    #: (mtime_ns, size) of the file when it was read: the cache's first test.
+    #: (size, content hash) of the file when it was read (``file_stamp``): the cache's test.
     stamp: tuple[int, int] = (0, 0)
     #: name -> dotted target ("numpy", "pkg.mod.func"), from the module's top-level imports.
     imports: dict[str, str] = field(default_factory=dict)
@@ -146,7 +148,7 @@ class Module:
 
 
 @contextmanager
-def gc_paused() -> Iterator[None]:
+def gc_paused(freeze: bool = True) -> Iterator[None]:
     """Python's cycle collector off while the check runs.
 
     A run allocates millions of objects that live until it ends (syntax trees, facts,
@@ -154,15 +156,25 @@ def gc_paused() -> Iterator[None]:
     heap again and again for nothing: half of a cold run's CPU time on candle's backends
     (benchmarks/lsp_bench.py). Reference counting still frees everything else. At the end
     what the run made is frozen (``gc.freeze``) before the collector is back on: else its
-    first pass would scan all of it once more (0.5-0.7 s on candle), for the same nothing."""
+    first pass would scan all of it once more (0.5-0.7 s on candle), for the same nothing.
+
+    ``freeze=False`` is for a long-lived process (the language server): the few cycles a
+    run makes would stay forever once frozen (about 55 MB an edit on a 10k-function buffer,
+    ``benchmarks/lsp_memory.py``); it collects instead, when it is idle (``collect_idle``)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        gc.freeze()
+        if freeze:
+            gc.freeze()
         if enabled:
             gc.enable()
+
+
+def collect_idle() -> None:
+    """A full collection: what a run left in cycles (the server calls it after publishing)."""
+    gc.collect()
 
 
 def module_name_for(path: str) -> tuple[str, str]:
@@ -203,17 +215,32 @@ def discover(paths: Iterable[str]) -> tuple[list[str], list[SourceProblem]]:
     problems: list[SourceProblem] = []
     for given in paths:
         if os.path.isdir(given):
-            for directory, dirs, names in os.walk(given):
+            top = os.path.realpath(given)
+            for directory, dirs, names in os.walk(given):  # symlinked directories are not entered
                 dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
-                files.extend(os.path.join(directory, n) for n in sorted(names) if n.endswith(".py"))
+                for n in sorted(names):
+                    path = os.path.join(directory, n)
+                    if not n.endswith(".py"):
+                        continue
+                    if os.path.islink(path) and not _inside(os.path.realpath(path), top):
+                        problems.append(SourceProblem(path, 0, f"skipped: a symlink that leaves {given} "
+                                                      "(name the file itself to check it)"))
+                        continue
+                    files.append(path)
         elif os.path.isfile(given):
             files.append(given)
+        elif os.path.exists(given):
+            problems.append(SourceProblem(given, 0, "skipped: not a regular file"))
         else:
             problems.append(SourceProblem(given, 0, "no such file or directory"))
     seen: dict[str, str] = {}
     for f in files:
         seen.setdefault(os.path.abspath(f), f)
     return sorted(seen.values()), problems
+
+
+def _inside(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
 
 
 class Project:
@@ -306,7 +333,7 @@ class Project:
     def source_lines(self, module: Module) -> list[str]:
         if module.lines is None:
             raw = self._read(module.path, report=False) or b""
-            module.lines = raw.decode("utf-8", errors="replace").splitlines()
+            module.lines = split_lines(decode_source(raw))
         return module.lines
 
     def display(self, path: str) -> str:
@@ -318,14 +345,19 @@ class Project:
 
     def _load(self, name: str, path: str) -> Module:
         given = self.overlay.get(path)
-        stamp = file_stamp(path) if given is None else _text_stamp(given)
+        reported = len(self.problems)
+        raw: bytes | None
+        if given is not None:
+            raw, stamp = given, _text_stamp(given)
+        else:
+            raw, why, stamp = read_source(path)
+            if why is not None:
+                self.problems.append(SourceProblem(self.display(path), 0, why))
         cached = self._cached.get(name)
         if cached is not None and cached.path == path and cached.stamp == stamp and stamp != (0, 0):
             self.modules[name] = cached
             self.problems.extend(cached.problems)
             return cached
-        reported = len(self.problems)
-        raw = self._read(path)
         if cached is not None and cached.path == path:
             old_lines, new_lines = cached.current_lines(), _text_lines(raw)
             edit = None
@@ -357,22 +389,10 @@ class Project:
         given = self.overlay.get(path)
         if given is not None:
             return given
-        try:
-            size = os.path.getsize(path)
-            if size > MAX_FILE_BYTES:
-                if report:
-                    self.problems.append(SourceProblem(shown, 0, f"skipped: {size // 1024} KiB is over the "
-                                                       f"{MAX_FILE_BYTES // 1024 // 1024} MiB limit for one file"))
-                return None
-            with open(path, "rb") as handle:
-                raw = handle.read()
-        except OSError as exc:
+        raw, why, _ = read_source(path)
+        if why is not None:
             if report:
-                self.problems.append(SourceProblem(shown, 0, f"cannot be read: {exc.strerror or exc}"))
-            return None
-        if b"\0" in raw:
-            if report:
-                self.problems.append(SourceProblem(shown, 0, "skipped: not a text file (it holds NUL bytes)"))
+                self.problems.append(SourceProblem(shown, 0, why))
             return None
         return raw
 
@@ -384,7 +404,7 @@ class Project:
             line, message = undecodable
             self.problems.append(SourceProblem(shown, line, f"{message}, file not analysed"))
             module.tree = empty
-            module.lines = raw.decode("utf-8", errors="replace").splitlines()
+            module.lines = split_lines(decode_source(raw))
             return
         try:
             module.tree = ast.parse(raw, filename=module.path)
@@ -394,7 +414,26 @@ class Project:
         except (ValueError, RecursionError, MemoryError) as exc:
             self.problems.append(SourceProblem(shown, 0, f"cannot be parsed, file not analysed: {exc}"))
             module.tree = empty
-        module.lines = raw.decode("utf-8", errors="replace").splitlines()
+        module.lines = split_lines(decode_source(raw))
+
+
+def read_source(path: str) -> tuple[bytes | None, str | None, tuple[int, int]]:
+    """(the file's bytes, None, its stamp), or (None, why it is not read, its stamp): only a
+    regular file of at most ``MAX_FILE_BYTES`` (``_files.read_regular``: a FIFO or
+    ``/dev/zero`` named ``*.py`` is refused, never waited on or read without end), with no
+    NUL byte. The stamp (``file_stamp``) is (0, 0) when nothing could be read."""
+    try:
+        raw = read_regular(path, MAX_FILE_BYTES)
+    except TooLarge as exc:
+        return None, (f"skipped: {exc.size // 1024} KiB is over the {MAX_FILE_BYTES // 1024 // 1024} MiB limit "
+                      "for one file"), (exc.size, -1)
+    except NotRegular:
+        return None, "skipped: not a regular file", (0, 0)
+    except OSError as exc:
+        return None, f"cannot be read: {exc.strerror or exc}", (0, 0)
+    if b"\0" in raw:
+        return None, "skipped: not a text file (it holds NUL bytes)", content_stamp(raw)
+    return raw, None, content_stamp(raw)
 
 
 def _undecodable(raw: bytes) -> tuple[int, str] | None:
@@ -425,9 +464,25 @@ def _text_lines(raw: bytes | None) -> list[str] | None:
     if raw is None or b"\0" in raw:
         return None
     try:
-        return raw.decode("utf-8").splitlines()
-    except UnicodeDecodeError:
+        return split_lines(raw.decode(_encoding(raw)))
+    except (UnicodeDecodeError, LookupError):
         return None
+
+
+def _encoding(raw: bytes) -> str:
+    """The file's declared encoding (PEP 263; ``utf-8-sig`` with a BOM, UTF-8 by default)."""
+    try:
+        return tokenize.detect_encoding(io.BytesIO(raw).readline)[0]
+    except SyntaxError:
+        return "utf-8"
+
+
+def decode_source(raw: bytes) -> str:
+    """The text of a source file as Python reads it (its declared encoding; bad bytes replaced)."""
+    try:
+        return raw.decode(_encoding(raw), errors="replace")
+    except LookupError:
+        return raw.decode("utf-8", errors="replace")
 
 
 def _patch(old: Module, stamp: tuple[int, int], old_lines: list[str] | None, new_lines: list[str] | None,
@@ -588,11 +643,15 @@ def _shape(definition: Def) -> object:
 
 
 def file_stamp(path: str) -> tuple[int, int]:
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return (0, 0)
-    return stat.st_mtime_ns, stat.st_size
+    """(size, hash of the content) of a file the check can read; (0, 0) for any other.
+
+    The content, not the modification time: a same-length edit whose time is put back (``cp
+    -p``, ``rsync -a``, ``tar``) is still an edit, and the cache compares stamps."""
+    return read_source(path)[2]
+
+
+def content_stamp(raw: bytes) -> tuple[int, int]:
+    return len(raw), int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little")
 
 
 def resolve_relative(module_name: str, is_package: bool, level: int, target: str | None) -> str:
@@ -710,16 +769,25 @@ _BLOCKS = frozenset({ast.If, ast.Try, ast.With, ast.AsyncWith, *(getattr(ast, "T
 
 def _flat(body: list[ast.stmt]) -> list[ast.stmt]:
     """Statements of a body, looking into ``if``/``try``/``with`` blocks (conditional defs, optional
-    imports), in source order. A list, not a generator: it runs for every def of every module."""
+    imports), in source order. A list, not a generator: it runs for every def of every module.
+    With an explicit stack: a 1,000-branch ``elif`` chain is 1,000 nested ``If`` nodes."""
     if not any(node.__class__ in _BLOCKS for node in body):
         return body
     out: list[ast.stmt] = []
-    for node in body:
+    stack: list[list[ast.stmt]] = [list(reversed(body))]
+    while stack:
+        top = stack[-1]
+        if not top:
+            stack.pop()
+            continue
+        node = top.pop()
         if node.__class__ in _BLOCKS:
-            for name in ("body", "orelse", "finalbody"):
-                out.extend(_flat(getattr(node, name, [])))
-            for handler in getattr(node, "handlers", []):
-                out.extend(_flat(handler.body))
+            # body, orelse, finalbody, then the handlers' bodies (the order the recursive form had)
+            ordered = [getattr(node, name, []) for name in ("body", "orelse", "finalbody")]
+            ordered.extend(handler.body for handler in getattr(node, "handlers", []))
+            for block in reversed(ordered):
+                if block:
+                    stack.append(list(reversed(block)))
         else:
             out.append(node)
     return out

@@ -4,12 +4,14 @@
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ._interpret import Facts
 from ._summary import Summary
+
+if TYPE_CHECKING:
+    from ._codec import Decoder, Encoder
 
 __all__ = ["Deferred", "FunctionRecord", "Key", "Looked", "RunTokens"]
 
@@ -57,13 +59,14 @@ class RunTokens:
 class FunctionRecord:
     """What the cache keeps of one function: valid while its source and line are the same.
 
-    Its facts are pickled on their own and unpickled on first use: a re-check reads the
-    facts only of the functions it walks, moves or reports anew, a small part of them."""
+    Its facts are stored as a document of their own (``_codec``) and read on first use: a
+    re-check reads the facts only of the functions it walks, moves or reports anew, a small
+    part of them."""
 
-    __slots__ = ("source_hash", "line", "summary", "seen", "looked", "run", "_facts", "_pickled")
+    __slots__ = ("source_hash", "line", "summary", "seen", "looked", "run", "_facts", "_stored", "_decoder")
 
-    def __init__(self, source_hash: str, line: int, facts: Facts, summary: Summary, seen: dict[Key, Summary],
-                 looked: Looked = (), run: int = 0) -> None:
+    def __init__(self, source_hash: str, line: int, facts: Facts | None, summary: Summary, seen: dict[Key, Summary],
+                 looked: Looked = (), run: int = 0, stored: str | None = None, decoder: Decoder | None = None) -> None:
         self.source_hash = source_hash
         self.line = line
         self.summary = summary
@@ -75,20 +78,46 @@ class FunctionRecord:
         #: The run that made it: walked it, or moved it and checked what it saw (``RunTokens``).
         self.run = run
         self._facts: Facts | None = facts
-        self._pickled: bytes | None = None
+        #: The facts as the cache file holds them, and the file's decoder (when read from one).
+        self._stored = stored
+        self._decoder = decoder
 
     @property
     def facts(self) -> Facts:
+        """The facts; a stored document that does not read back as ``Facts`` raises
+        ``_codec.CodecError`` (the check then runs again without the cache)."""
         if self._facts is None:
-            assert self._pickled is not None
-            self._facts = pickle.loads(self._pickled)
+            from ._codec import CodecError
+
+            if self._stored is None or self._decoder is None:
+                raise CodecError("a record without facts")
+            facts = self._decoder.decode(self._stored)
+            if not isinstance(facts, Facts):
+                raise CodecError("a record whose facts are not facts")
+            self._facts = facts
         return self._facts
 
-    def __getstate__(self) -> tuple[object, ...]:
-        if self._pickled is None:
-            self._pickled = pickle.dumps(self._facts, protocol=pickle.HIGHEST_PROTOCOL)
-        return self.source_hash, self.line, self.summary, self.seen, self.looked, self.run, self._pickled
+    def stored(self, encoder: Encoder) -> tuple[object, ...]:
+        """What the cache file holds of it (``from_stored`` reads it back)."""
+        if self._stored is not None and self._decoder is not None and self._decoder is encoder.seed:
+            facts = self._stored  # as read (facts are never changed in place): the new file keeps the old one's tables
+        else:
+            facts = encoder.encode(self.facts)
+        return self.source_hash, self.line, self.summary, self.seen, self.looked, self.run, facts
 
-    def __setstate__(self, state: tuple[Any, ...]) -> None:
-        self.source_hash, self.line, self.summary, self.seen, self.looked, self.run, self._pickled = state
-        self._facts = None
+    @classmethod
+    def from_stored(cls, state: object, decoder: Decoder) -> FunctionRecord | None:
+        """A record read back from ``stored``'s tuple; None when the tuple is not one."""
+        if not (type(state) is tuple and len(state) == 7):
+            return None
+        source_hash, line, summary, seen, looked, run, facts = state
+        if not (type(source_hash) is str and type(line) is int and isinstance(summary, Summary)
+                and type(seen) is dict and all(type(k) is tuple and len(k) == 2 and type(k[0]) is str
+                                               and type(k[1]) is str and isinstance(v, Summary)
+                                               for k, v in seen.items())
+                and type(looked) is tuple and type(run) is int and type(facts) is str):
+            return None
+        if not all(type(m) is tuple and len(m) == 2 and type(m[0]) is str and type(m[1]) is tuple
+                   and all(type(n) is str for n in m[1]) for m in looked):
+            return None
+        return cls(source_hash, line, None, summary, seen, looked, run, facts, decoder)

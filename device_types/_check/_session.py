@@ -16,7 +16,8 @@ from .. import _codes
 from .._config import Config
 from . import _cache
 from ._findings import Finding, findings_for
-from ._project import FunctionInfo, Module, Project, SourceProblem, discover, gc_paused, module_name_for
+from ._project import (FunctionInfo, Module, Project, SourceProblem, collect_idle, discover, gc_paused,
+                       module_name_for)
 from ._records import FunctionRecord, Key
 from ._solver import Analysis, BackendMap
 
@@ -100,11 +101,21 @@ class CheckSession:
     # --- a run -------------------------------------------------------------------------
 
     def run(self) -> SessionRun:
-        with gc_paused():
-            return self._run()
+        from ._codec import CodecError
+
+        with gc_paused(freeze=False):  # a long-lived process: frozen cycles would never be freed
+            try:
+                return self._run()
+            except CodecError:  # a record from the disk cache did not read back: start cold
+                self._disk = _cache.CacheData(self._fingerprint)
+                self.modules, self.records, self._changed = {}, {}, set()
+                self._tokens = self._disk.tokens()
+                self._tokens.run -= 1
+                return self._run()
 
     def _run(self) -> SessionRun:
         files, problems, backends = self.backend_files()
+        files += self._unsaved(files, backends)
         project = Project(self.root, self.modules, dict(self.overlay))
         modules = [project.add_file(path) for path in files]
         backend_map = BackendMap(replace(self.config, backends=backends))
@@ -127,6 +138,16 @@ class CheckSession:
                 baseline_error = str(exc)
         return SessionRun(findings, problems, sorted(shown), analysis.walks, baseline_error, backends)
 
+    def _unsaved(self, files: list[str], backends: dict[str, str]) -> list[str]:
+        """Editor buffers of backend modules that are not on disk yet (a new file, unsaved):
+        checked from their text like any other buffer."""
+        known = set(files)
+        root = self.root.rstrip(os.sep) + os.sep
+        backend_map = BackendMap(replace(self.config, backends=backends))
+        return sorted(path for path in self.overlay
+                      if path.endswith(".py") and path not in known and path.startswith(root)
+                      and not os.path.exists(path) and backend_map.device_of(module_name_for(path)[1]) is not None)
+
     @property
     def baseline_path(self) -> str | None:
         given = self.config.check.baseline
@@ -139,6 +160,11 @@ class CheckSession:
         self.modules = {**self.modules, **project.modules}
         self._changed |= project.changed
         self.project, self.analysis = project, analysis
+
+    def collect(self) -> None:
+        """Free what the last run left in reference cycles (call it when idle: it takes a
+        full collection, about as long as a re-check)."""
+        collect_idle()
 
     def save_cache(self) -> None:
         """Write the session's state as the CLI's cache (a later ``device-types check`` starts warm)."""

@@ -337,13 +337,24 @@ class Analysis:
         try:
             facts = interpret(info, node, self) if node is not None else Facts()
         except RecursionError:
-            facts = Facts()  # absurdly deep expressions: "unknown", never a crash
+            facts = Facts()  # absurdly deep code (a 1,000-branch elif): reported, never a clean result
+            self._unanalysed(info, module, "nested too deeply for the analysis (split it up, or see the limits)")
         finally:
             self._current = previous_current
             looking, self._looking = self._looking, previous_looking
         self._looks[key] = self._frozen(looking)
         self._facts[key] = facts
         self._set_summary(key, self._summarize(info, facts))
+
+    def _unanalysed(self, info: FunctionInfo, module: Module | None, why: str) -> None:
+        """A function the walk could not finish: a "not analysed" line (``device-unanalysed``,
+        exit 2), kept with its module's outline so that a cached run reports it again."""
+        from ._project import SourceProblem
+
+        problem = SourceProblem(self.project.display(info.path), info.line, f'function "{info.qualname}" not analysed: {why}')
+        if module is not None and problem not in module.problems:
+            module.problems = (*module.problems, problem)
+        self.project.problems.append(problem)
 
     def _look(self, module: str, name: str) -> None:
         looking = self._looking

@@ -19,12 +19,16 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path, to_fs_path
+
+from .._files import split_lines
 
 from .. import _codes
 from .._check._baseline import FORMAT, VERSION, BaselineError, read_baseline
-from .._check._project import FunctionInfo, gc_paused
+from .._check._project import FunctionInfo, collect_idle, gc_paused
 from .._check._session import CheckSession, SessionRun
 from .._config import INI_FILES, Config, ConfigError, find_config, load_config
 from . import _convert as convert
@@ -39,11 +43,29 @@ OPEN_LOCATION = "device-types.openLocation"
 _IGNORE = re.compile(r"#\s*device-types\s*:\s*ignore\[(?P<codes>[^\]]*)\]")
 
 
+class _Protocol(LanguageServerProtocol):
+    """pygls's protocol, but a request whose params do not parse (``"params": 5``, a negative
+    line) is answered with an InvalidParams error (pygls drops it: the client waits forever)."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if isinstance(data, dict) and "id" in data and "method" in data and isinstance(data["id"], (int, str)):
+                cause = exc.__cause__
+                why = str(cause).splitlines()[0] if cause is not None and str(cause) else exc.message
+                error = exc if not isinstance(exc, JsonRpcInvalidParams) else JsonRpcInvalidParams(
+                    f"invalid params for {data['method']}: {why}")
+                self._send_response(data["id"], None, error.to_response_error())
+            raise
+
+
 class DeviceTypesServer(LanguageServer):
     def __init__(self) -> None:
         from .. import __version__
 
-        super().__init__("device-types", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__("device-types", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         protocol_cls=_Protocol)
         self.root = os.getcwd()
         self.config = Config()
         self.config_path: str | None = None
@@ -97,12 +119,14 @@ class DeviceTypesServer(LanguageServer):
         path = os.path.join(self.root, path) if not os.path.isabs(path) else path
         text = self.texts.get(os.path.abspath(path))
         if text is None:
+            from .._check._project import MAX_FILE_BYTES, decode_source
+            from .._files import read_regular
+
             try:
-                with open(path, "rb") as handle:
-                    text = handle.read().decode("utf-8", "replace")
+                text = decode_source(read_regular(path, MAX_FILE_BYTES))
             except OSError:
                 return []
-        return text.splitlines()
+        return split_lines(text)
 
     # --- configuration ----------------------------------------------------------------------
 
@@ -159,6 +183,8 @@ class DeviceTypesServer(LanguageServer):
                 self.audit_diagnostics = await loop.run_in_executor(self.worker, self._audit_diagnostics)
             self.runs += 1
             self.publish()
+            if run is not None:  # the diagnostics are out: free the run's cycles before the next one
+                await loop.run_in_executor(self.worker, collect_idle)
             if run is not None:
                 self.log(f"run {self.runs}: {len(run.findings)} findings in {len(run.files)} backend files, "
                          f"{run.walks} functions walked, {cpu * 1000:.0f} ms CPU", types.MessageType.Log)
@@ -170,7 +196,7 @@ class DeviceTypesServer(LanguageServer):
         if self._rescan:
             self._rescan = False
             session.rescan()
-        with gc_paused():
+        with gc_paused(freeze=False):  # collected when idle (``analyse``): never frozen, never leaked
             run = self._run_check(session, texts)
             diagnostics = self._check_diagnostics(session, run)
         return run, diagnostics, time.thread_time() - started
@@ -324,11 +350,12 @@ class DeviceTypesServer(LanguageServer):
         entries.append({k: entry[k] for k in ("path", "function", "code", "anchor", "line") if k in entry})
         entries.sort(key=lambda e: (str(e["path"]), int(e.get("line") or 0), str(e["code"])))  # type: ignore[call-overload]
         text = json.dumps({"format": FORMAT, "version": VERSION, "entries": entries}, indent=1)
+        from .._files import WriteError, write_atomic
+
         try:
-            with open(target, "w", encoding="utf-8") as handle:
-                handle.write(text + "\n")
-        except OSError as exc:
-            return f"cannot write the baseline {target!r}: {exc.strerror or exc}"
+            write_atomic(target, text + "\n")
+        except WriteError as exc:
+            return str(exc)
         return f"added {entry.get('function')} [{entry.get('code')}] to {os.path.relpath(target, self.root)}"
 
 

@@ -30,10 +30,11 @@ def test_help_and_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert usage.startswith("usage: device-types audit [-h] [--root DIR] [--format {text,json,sarif,github}] "
                             "[--output FILE] [--config FILE] [--strict] [--fix] [--write]")
     assert main(["--format", "xml"]) == 2
-    assert capsys.readouterr().err.splitlines()[-1] == (
+    assert capsys.readouterr().err.splitlines() == [  # two lines: the error and where the options are
         "device-types audit: error: argument --format: invalid choice: 'xml' (choose from 'text', 'json', 'sarif', "
-        "'github')"
-    )
+        "'github')",
+        "run 'device-types audit --help' for the options",
+    ]
 
 
 def test_missing_root(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

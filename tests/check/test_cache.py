@@ -6,7 +6,6 @@ prints what a cold check prints."""
 
 from __future__ import annotations
 
-import pickle
 from pathlib import Path
 
 import pytest
@@ -27,12 +26,14 @@ def grown(tree: Path) -> Config:
 
 
 def stamps(root: Path) -> dict[str, int]:
-    return {p.name: p.stat().st_mtime_ns for p in (root / CACHE).glob("*.pickle")}
+    return {p.name: p.stat().st_mtime_ns for p in (root / CACHE).glob("*.json")}
 
 
 def blob_of(root: Path, module: str) -> str:
-    index = pickle.loads((root / CACHE / "index.pickle").read_bytes())
-    return str(index.entries[module].blob)
+    from device_types._check._codec import loads
+
+    index, _ = loads((root / CACHE / "index.json").read_bytes())
+    return str(index.entries[module].blob)  # type: ignore[attr-defined]
 
 
 @pytest.fixture
@@ -65,14 +66,14 @@ def topk_found(tree: Path) -> tuple[Config, CheckResult, Path]:
 
 
 def modules_read(names: list[str]) -> set[str]:
-    return {n.rsplit(".", 2)[0] for n in names if n != "index.pickle"}
+    return {n.rsplit(".", 2)[0] for n in names if n != "index.json"}
 
 
 def test_nothing_changed_writes_nothing_and_an_edit_writes_its_module(tree: Path) -> None:  # noqa: F811
     config = grown(tree)
     check_paths(["."], config)
     first = stamps(tree)
-    assert "index.pickle" in first and blob_of(tree, "fw._backends.mps.more_0") in first
+    assert "index.json" in first and blob_of(tree, "fw._backends.mps.more_0") in first
     check_paths(["."], config)
     assert stamps(tree) == first
 
@@ -81,13 +82,13 @@ def test_nothing_changed_writes_nothing_and_an_edit_writes_its_module(tree: Path
     after = stamps(tree)
     rewritten = {name.rsplit(".", 2)[0] for name in set(after) - set(first)}
     assert rewritten == {"fw._backends.mps.sorting", "fw._backends.mps.ops"}  # ops: its caller, moved
-    assert after["index.pickle"] != first["index.pickle"]
+    assert after["index.json"] != first["index.json"]
     # the other modules' files are the same files, untouched
-    assert {n: t for n, t in after.items() if n in first and n != "index.pickle"} == {
-        n: t for n, t in first.items() if n != "index.pickle" and n.rsplit(".", 2)[0] not in rewritten}
+    assert {n: t for n, t in after.items() if n in first and n != "index.json"} == {
+        n: t for n, t in first.items() if n != "index.json" and n.rsplit(".", 2)[0] not in rewritten}
     again = check_paths(["."], config)
     assert again.walks == 0 and shape(again) == shape(edited) == shape(check_paths(["."], config, use_cache=False))
-    assert len(list((tree / CACHE).glob("fw._backends.mps.sorting.*.pickle"))) == 1  # the old file removed
+    assert len(list((tree / CACHE).glob("fw._backends.mps.sorting.*.json"))) == 1  # the old file removed
 
 
 def test_a_recheck_opens_only_what_depends_on_the_edit(tree: Path, opened: list[str]) -> None:  # noqa: F811

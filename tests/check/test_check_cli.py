@@ -111,7 +111,7 @@ def test_cached_recheck_equals_cold_run(project: Path) -> None:
     _without_broken(project)
     cold = run_check("--no-cache", "fw", cwd=project).stdout
     first = run_check("fw", cwd=project).stdout
-    assert (project / ".device_types_cache/index.pickle").is_file()
+    assert (project / ".device_types_cache/index.json").is_file()
     ops = project / MPS_OPS
     ops.write_text(ops.read_text().replace("def softplus(x):\n    return kernels.log1p(kernels.exp(x))",
                                            "def softplus(x):\n    return from_numpy(np.log1p(np.exp(to_numpy(x))), x.dtype, x.device)"))
@@ -130,10 +130,10 @@ def test_corrupt_cache_is_a_cold_run(project: Path) -> None:
     _without_broken(project)
     cold = run_check("--no-cache", "fw", cwd=project).stdout
     (project / ".device_types_cache").mkdir()
-    (project / ".device_types_cache/index.pickle").write_bytes(b"\x80\x05garbage")
+    (project / ".device_types_cache/index.json").write_bytes(b"\x80\x05garbage")
     assert run_check("fw", cwd=project).stdout == cold
     # a module's file unreadable behind a good index: that module is read again
-    blob = next(p for p in (project / ".device_types_cache").glob("fw._backends.mps.ops.*.pickle"))
+    blob = next(p for p in (project / ".device_types_cache").glob("fw._backends.mps.ops.*.json"))
     blob.write_bytes(b"\x80\x05garbage")
     (project / MPS_OPS).write_text((project / MPS_OPS).read_text() + "\n")
     assert run_check("fw", cwd=project).stdout == cold

@@ -270,7 +270,7 @@ def test_audit_findings_on_markers_and_the_known_issues_document(project: Path) 
 
 def test_shutdown_writes_the_cache_the_cli_then_uses(server: LspClient, project: Path) -> None:
     assert server.close() == 0
-    assert (project / ".device_types_cache/index.pickle").is_file()
+    assert (project / ".device_types_cache/index.json").is_file()
     proc = subprocess.run([sys.executable, "-m", "device_types", "check"], cwd=project, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 1 and "1 finding" in proc.stdout
