@@ -58,6 +58,7 @@ from mypy.types import CallableType, Instance, Type, get_proper_type
 from . import policy
 from .config import Backend
 from .types import MARKER_DEVICE, is_tensor_info, tensor_instance
+from .walk import blocks as _blocks
 
 #: A site's arguments as a hook gets them: (keyword or None, expression, type).
 Args = list[tuple[str | None, Expression, Type]]
@@ -284,28 +285,6 @@ _HANDLERS: dict[type, Callable[[Any, dict[Expression, Type], Dispatch], Optional
 
 
 # --- statements and functions --------------------------------------------------------------
-
-
-def _blocks(stmt: Statement) -> list[Block]:
-    if isinstance(stmt, (FuncDef, WhileStmt, ForStmt, WithStmt)):
-        blocks = [stmt.body]
-        else_body = getattr(stmt, "else_body", None)
-        return blocks + ([else_body] if else_body is not None else [])
-    if isinstance(stmt, Decorator):
-        return [stmt.func.body]
-    if isinstance(stmt, OverloadedFuncDef):
-        items: list[Any] = [*stmt.items, *([stmt.impl] if stmt.impl is not None else [])]
-        return [block for item in items for block in _blocks(item)]
-    if isinstance(stmt, ClassDef):
-        return [stmt.defs]
-    if isinstance(stmt, IfStmt):
-        return [*stmt.body, *([stmt.else_body] if stmt.else_body is not None else [])]
-    if isinstance(stmt, TryStmt):
-        extra = [b for b in (stmt.else_body, stmt.finally_body) if b is not None]
-        return [stmt.body, *stmt.handlers, *extra]
-    if isinstance(stmt, MatchStmt):
-        return list(stmt.bodies)
-    return []
 
 
 def _statements(body: list[Statement], out: list[Statement]) -> list[Statement]:

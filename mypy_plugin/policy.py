@@ -9,6 +9,7 @@ categorised through ``device_types._semantics``; nothing here lists torch op nam
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from device_types._semantics import (
     ANY_DEVICE_PARAMETERS,
@@ -28,25 +29,39 @@ from mypy.erasetype import erase_typevars
 from mypy.nodes import (
     ARG_POS,
     Argument,
+    AssignmentStmt,
     CallExpr,
+    ClassDef,
+    ComparisonExpr,
     Context,
+    Decorator,
     Expression,
+    ForStmt,
+    FuncDef,
+    IndexExpr,
     ListExpr,
     MemberExpr,
     NameExpr,
     OpExpr,
+    OperatorAssignmentStmt,
+    OverloadedFuncDef,
+    StarExpr,
+    Statement,
     TupleExpr,
+    UnaryExpr,
     Var,
+    WithStmt,
 )
 from mypy.plugin import CheckerPluginInterface
 from mypy.subtypes import is_subtype
-from mypy.types import CallableType, Overloaded, Type, get_proper_type
+from mypy.types import AnyType, CallableType, Instance, Overloaded, Type, get_proper_type
 
 from . import errorcodes as codes
 from . import messages
 from .config import Backend
 from .report import fail_once
 from .superseded import withdraw_device_conflicts
+from .walk import blocks
 from .types import (
     Invalid,
     callee_fullname,
@@ -145,6 +160,33 @@ def _host_call(api: CheckerPluginInterface, call: Expression) -> str | None:
     return f'created by "{name}()" without device='
 
 
+def _targets_elsewhere(api: CheckerPluginInterface, call: CallExpr, backend: Backend) -> bool:
+    """Whether ``call`` moves or creates a tensor on a device other than the backend's
+    that the call itself names (``.cpu()``, ``.to("cpu")``, ``.cuda()``,
+    ``torch.zeros(n, device="cpu")``): that call is the mistake and is reported at its own
+    site (device-cpu-call, device-cpu-target, device-wrong-device), so an op consuming
+    its result adds no second diagnostic."""
+    callee = call.callee
+    if isinstance(callee, MemberExpr) and tensor_instance(_lookup(api, callee.expr)) is not None:
+        fixed = FIXED_TRANSFERS.get(callee.name)
+        if fixed is not None:
+            return fixed != backend.device
+        if callee.name in TARGET_TRANSFERS:
+            target = _call_device_arg(api, call, positional=0)
+        elif is_like_factory(callee.name):
+            target = _call_device_arg(api, call, positional=None)
+        else:
+            return False
+        return target is not None and target != backend.device
+    fullname = callee_fullname(call)
+    if fullname is None or not fullname.startswith("torch.") or not isinstance(callee, (NameExpr, MemberExpr)):
+        return False
+    if DEVICE_PARAMETER not in param_names(callee.node):
+        return False
+    target = _call_device_arg(api, call, positional=None)
+    return target is not None and target != backend.device
+
+
 def _call_device_arg(api: CheckerPluginInterface, call: CallExpr, positional: int | None) -> str | None:
     for i, (arg, arg_name) in enumerate(zip(call.args, call.arg_names)):
         if arg_name == DEVICE_PARAMETER or (arg_name is None and i == positional):
@@ -174,14 +216,18 @@ def check_tensor_method(api: CheckerPluginInterface, call: Call, backend: Backen
         target = FIXED_TRANSFERS[name]
         if target == "cpu":
             fail_once(api, messages.cpu_call(f".{name}", backend), call.context, codes.CPU_CALL)
+            withdraw_device_conflicts(api, call.context)  # ``return x.cpu()`` into ``-> Tensor[MPS]``
             return
         if target != backend.device:
             fail_once(
                 api, messages.wrong_device(f'the result of ".{name}()"', target, backend), call.context,
                 codes.WRONG_DEVICE,
             )
+            withdraw_device_conflicts(api, call.context)
     elif name in READBACKS:
-        fail_once(api, messages.readback(f".{name}", backend), call.context, codes.READBACK)
+        if not (isinstance(call.receiver, CallExpr) and _targets_elsewhere(api, call.receiver, backend)):
+            # (``x.cpu().numpy()``: one mistake, reported at the transfer)
+            fail_once(api, messages.readback(f".{name}", backend), call.context, codes.READBACK)
         withdraw_device_conflicts(api, call.context, *(expr for _, expr, _ in call.args))
         return
     elif name in HOST_SYNCS:
@@ -191,6 +237,8 @@ def check_tensor_method(api: CheckerPluginInterface, call: Call, backend: Backen
         # the arguments name the target (checked above); only the receiver is an operand
         call = Call(name, call.context, call.receiver, call.receiver_type)
     if name in COPY_INTO and call.receiver is not None:
+        if _from_reported_host_data(api, call.receiver, backend):
+            return  # ``y = torch.empty(n, device="cpu"); y.copy_(x)``: reported at the factory
         if host_origin(api, call.receiver, call.receiver_type) is not None:
             fail_once(
                 api, messages.cpu_target(f'".{name}()" into a CPU tensor', backend), call.context,
@@ -203,12 +251,16 @@ def check_tensor_method(api: CheckerPluginInterface, call: Call, backend: Backen
 def check_function(api: CheckerPluginInterface, call: Call, fullname: str, backend: Backend) -> None:
     name = call.name
     if name in NUMPY_BRIDGES:
+        if all(_from_reported_host_data(api, expr, backend) for _, expr, _ in call.args[:1]) and call.args:
+            return  # ``torch.from_numpy(x.numpy() * 2)``: reported at the readback
         fail_once(api, messages.numpy_call(f'"torch.{name}()"', backend), call.context, codes.NUMPY)
         return
     data_param = TENSOR_DATA_FACTORIES.get(name)
     if data_param is not None:
         data = call.arg(data_param)
         if data is not None and is_ndarray(data[1]):
+            if _from_reported_host_data(api, data[0], backend):
+                return
             fail_once(api, messages.numpy_call(f'"torch.{name}()" of an ndarray', backend), call.context, codes.NUMPY)
             return
     if call.arg(DEVICE_PARAMETER) is not None:
@@ -218,8 +270,142 @@ def check_function(api: CheckerPluginInterface, call: Call, fullname: str, backe
 
 
 def check_numpy(api: CheckerPluginInterface, context: Context, backend: Backend) -> None:
+    if isinstance(context, Expression) and _only_reported_operands(api, context, backend):
+        return  # ``x.numpy() > 0``, ``np.exp(np.zeros(3))``: one mistake, reported at its root
     name = short_name(context) if isinstance(context, Expression) else "call"
     fail_once(api, messages.numpy_call(f'numpy "{name}"', backend), context, codes.NUMPY)
+
+
+def _is_host_data(typ: Type | None) -> bool:
+    """A tensor, a numpy array or scalar, or unknown (numpy's ufuncs return Any)."""
+    p = get_proper_type(typ) if typ is not None else None
+    if isinstance(p, AnyType):
+        return True
+    if not isinstance(p, Instance):
+        return False
+    return p.type.fullname.startswith("numpy.") or tensor_instance(p) is not None
+
+
+#: function -> (the function, each local variable's assigned values); the last one only:
+#: a module is checked function by function.
+_LOCALS: list[tuple[object, dict[Var, list[Expression]]]] = []
+
+
+def _local_values(api: CheckerPluginInterface, var: Var) -> list[Expression]:
+    """The values assigned to ``var`` in the function being checked (empty for a parameter,
+    a global, or a variable also bound otherwise: ``for``, ``with``, unpacking)."""
+    scope = getattr(api, "scope", None)
+    func = scope.current_function() if scope is not None else None
+    if func is None:
+        return []
+    if not _LOCALS or _LOCALS[0][0] is not func:
+        _LOCALS[:] = [(func, _assigned_values(func))]
+    return _LOCALS[0][1].get(var, [])
+
+
+def _assigned_values(func: Any) -> dict[Var, list[Expression]]:
+    values: dict[Var, list[Expression]] = {}
+    unsure: set[Var] = {argument.variable for argument in getattr(func, "arguments", None) or []}
+    pending: list[Statement] = list(func.body.body)
+    while pending:
+        stmt = pending.pop()
+        if isinstance(stmt, AssignmentStmt):
+            for lvalue in stmt.lvalues:
+                if isinstance(lvalue, NameExpr) and isinstance(lvalue.node, Var):
+                    values.setdefault(lvalue.node, []).append(stmt.rvalue)
+                else:
+                    unsure.update(_bound_names(lvalue))
+        elif isinstance(stmt, OperatorAssignmentStmt):
+            unsure.update(_bound_names(stmt.lvalue))
+        elif isinstance(stmt, (FuncDef, Decorator, OverloadedFuncDef, ClassDef)):
+            continue  # its own scope
+        else:
+            if isinstance(stmt, ForStmt):
+                unsure.update(_bound_names(stmt.index))
+            elif isinstance(stmt, WithStmt):
+                for target in stmt.target:
+                    if target is not None:
+                        unsure.update(_bound_names(target))
+            for block in blocks(stmt):
+                pending.extend(block.body)
+    return {var: exprs for var, exprs in values.items() if var not in unsure}
+
+
+def _bound_names(lvalue: Expression) -> list[Var]:
+    if isinstance(lvalue, NameExpr) and isinstance(lvalue.node, Var):
+        return [lvalue.node]
+    if isinstance(lvalue, (TupleExpr, ListExpr)):
+        return [var for item in lvalue.items for var in _bound_names(item)]
+    if isinstance(lvalue, StarExpr):
+        return _bound_names(lvalue.expr)
+    return []
+
+
+def _data_operands(expr: Expression) -> list[Expression]:
+    if isinstance(expr, CallExpr):
+        receiver = [expr.callee.expr] if isinstance(expr.callee, MemberExpr) else []
+        return [*receiver, *expr.args]
+    if isinstance(expr, OpExpr):
+        return [expr.left, expr.right]
+    if isinstance(expr, ComparisonExpr):
+        return list(expr.operands)
+    if isinstance(expr, IndexExpr):
+        return [expr.base, expr.index]
+    if isinstance(expr, (MemberExpr, UnaryExpr)):
+        return [expr.expr]
+    return []
+
+
+def _from_reported_host_data(api: CheckerPluginInterface, expr: Expression, backend: Backend, depth: int = 0) -> bool:
+    """Whether ``expr`` is host data whose every source the plugin reports at its own site:
+    a readback (``x.numpy()``), a transfer away from the backend's device (``x.cpu()``,
+    ``torch.zeros(n, device="cpu")``), numpy (``np.exp(a)``), or an expression or local
+    variable built only from those. Consuming it is the same mistake, so it adds no
+    diagnostic: ``(x.numpy() > 0).any()`` is one device-readback, ``softplus(x.cpu())``
+    one device-cpu-call. (The policy's rule: one finding per fallback path, at its root.)"""
+    if _reported_root(api, expr, backend):
+        return True
+    if depth > 32:
+        return False
+    if isinstance(expr, NameExpr) and isinstance(expr.node, Var):
+        # ``host = x.cpu().numpy()``, then numpy on ``host``: a local variable every
+        # assignment of which (in this function) is such host data
+        values = _local_values(api, expr.node)
+        return bool(values) and all(_from_reported_host_data(api, value, backend, depth + 1) for value in values)
+    return _only_reported_operands(api, expr, backend, depth)
+
+
+def _only_reported_operands(api: CheckerPluginInterface, expr: Expression, backend: Backend, depth: int = 0) -> bool:
+    """Whether ``expr`` computes with data and all of it is reported host data."""
+    data = [
+        operand for operand in _data_operands(expr)
+        if _is_host_data(_lookup(api, operand)) or (
+            isinstance(operand, CallExpr) and isinstance(operand.callee, MemberExpr)
+            and operand.callee.name in READBACKS
+        )
+    ]
+    return bool(data) and all(_from_reported_host_data(api, operand, backend, depth + 1) for operand in data)
+
+
+def _reported_root(api: CheckerPluginInterface, expr: Expression, backend: Backend) -> bool:
+    if not isinstance(expr, CallExpr):
+        return False
+    callee = expr.callee
+    if isinstance(callee, MemberExpr):
+        receiver = _lookup(api, callee.expr)
+        if callee.name in READBACKS and tensor_instance(receiver) is not None:
+            return True
+        if _is_numpy(receiver):
+            return True  # an ndarray method: device-numpy
+    fullname = callee_fullname(expr)
+    if fullname is not None and fullname.startswith("numpy."):
+        return True  # device-numpy
+    return _targets_elsewhere(api, expr, backend)
+
+
+def _is_numpy(typ: Type | None) -> bool:
+    p = get_proper_type(typ) if typ is not None else None
+    return isinstance(p, Instance) and p.type.fullname.startswith("numpy.")
 
 
 def _check_target(
@@ -233,11 +419,13 @@ def _check_target(
         return False
     if device == "cpu":
         fail_once(api, messages.cpu_target(label, backend), call.context, codes.CPU_TARGET)
-        return True
-    if device != backend.device:
+    elif device != backend.device:
         fail_once(api, messages.wrong_device(f"the result of {label}", device, backend), call.context,
                   codes.WRONG_DEVICE)
-        return True
+    else:
+        return False
+    withdraw_device_conflicts(api, call.context)  # ``return x.to("cuda")`` into ``-> Tensor[MPS]``
+    return True
     return False
 
 
@@ -290,6 +478,12 @@ def check_operands(api: CheckerPluginInterface, call: Call, backend: Backend) ->
             # the common case: an operand already typed on the backend's device
             if device not in devices:
                 devices.append(device)
+            continue
+        if _from_reported_host_data(api, expr, backend):
+            # ``softplus(x.cpu())``: the transfer is the mistake, reported at its own site
+            # (so is the readback of ``torch.from_numpy(x.numpy() * 2)``); mypy's line for
+            # this call (the CPU argument) says the same
+            withdraw_device_conflicts(api, call.context, *(arg for _, arg, _ in call.args))
             continue
         origin = host_origin(api, expr, typ) if device is None or device == "cpu" or isinstance(expr, CallExpr) else None
         if origin is not None:
