@@ -119,15 +119,28 @@ WRONG_DEVICE: Final = _code(
     {PLUGIN: f"{{what}} is on {{other}}, not {{device}}, {WHERE}; keep it on {{device}}"})
 HOST_SYNC: Final = _code(
     "device-host-sync", [PLUGIN, CHECK],
-    "Host sync (.item(), a readback used only for control flow) in a backend (opt-in)",
+    "Host sync (.item(), int(t), if t:, nonzero, x[mask], a readback used only for control flow) in a backend "
+    "(opt-in)",
     "if x.abs().max().item() > 1.0:\n    x = x / x.abs().max()",
     "m = x.abs().max()\nx = torch.where(m > 1.0, x / m, x)",
-    {PLUGIN: f'"{{method}}()" waits for the device and copies a scalar to the host {WHERE}; '
-             "keep the value as a 0-d tensor on the device",
+    {PLUGIN: f"{{what}} waits for the device {{reason}} {WHERE}; {{advice}}",
      CHECK: f'"{{function}}" reads device data to the host with {{what}} only to decide control flow or pass a '
             f"scalar (a host sync) {WHERE}; keep the value on the device or validate without reading it back"},
     severity="warning", default_enabled=False,
     enable="mypy --enable-error-code device-host-sync; device-types check --enable device-host-sync")
+UNKNOWN_OPERAND: Final = _code(
+    "device-unknown-operand", [PLUGIN],
+    "Tensor of unknown device (Tensor[Any], Any) mixed into device math in a backend (opt-in)",
+    "from pkg.helpers import positions            # def positions(n: int) -> torch.Tensor: return torch.arange(n)\n"
+    "def add_positions(x: Tensor[MPS], n: int) -> Tensor[MPS]:\n"
+    "    return x + positions(n)                   # positions(n) is Tensor[Any]: on the CPU at run time",
+    "def positions(n: int, device: torch.device) -> torch.Tensor:   # the helper takes the device\n"
+    "    return torch.arange(n, device=device)\n"
+    "def add_positions(x: Tensor[MPS], n: int) -> Tensor[MPS]:\n"
+    "    return x + assert_device(positions(n, x.device), MPS)        # or type the helper -> Tensor[MPS]",
+    {PLUGIN: f'"{{op}}" mixes a tensor on {{device}} with {{what}} of unknown device ({{type}}) {WHERE}; '
+             f"type it Tensor[{{marker}}] where it is made, or check it with assert_device"},
+    default_enabled=False, enable="mypy --enable-error-code device-unknown-operand")
 UNKNOWN_DEVICE: Final = _code(
     "device-unknown-device", [PLUGIN], "Device string that names no device",
     'torch.zeros(3, device="gpu")', 'torch.zeros(3, device="cuda:0")',

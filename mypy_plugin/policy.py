@@ -14,12 +14,16 @@ from typing import Any
 from device_types._semantics import (
     ANY_DEVICE_PARAMETERS,
     COPY_SOURCES,
+    DATA_DEPENDENT_SHAPES,
     DEVICE_PARAMETER,
     FIXED_TRANSFERS,
     HOST_SYNCS,
+    MASK_INDEXING,
+    MASK_OPS,
     METADATA,
     NUMPY_BRIDGES,
     READBACKS,
+    SCALAR_CONVERSIONS,
     TARGET_TRANSFERS,
     TENSOR_DATA_FACTORIES,
     UPLOADED_PARAMETERS,
@@ -54,12 +58,12 @@ from mypy.nodes import (
 )
 from mypy.plugin import CheckerPluginInterface
 from mypy.subtypes import is_subtype
-from mypy.types import AnyType, CallableType, Instance, Overloaded, Type, get_proper_type
+from mypy.types import AnyType, CallableType, Instance, Overloaded, Type, TypeOfAny, get_proper_type
 
 from . import errorcodes as codes
 from . import messages
 from .config import Backend
-from .report import fail_once
+from .report import code_enabled, fail_once
 from .superseded import withdraw_device_conflicts
 from .walk import blocks
 from .types import (
@@ -231,7 +235,9 @@ def check_tensor_method(api: CheckerPluginInterface, call: Call, backend: Backen
         withdraw_device_conflicts(api, call.context, *(expr for _, expr, _ in call.args))
         return
     elif name in HOST_SYNCS:
-        fail_once(api, messages.host_sync(f".{name}", backend), call.context, codes.HOST_SYNC)
+        fail_once(api, messages.host_sync(f'".{name}()"', backend), call.context, codes.HOST_SYNC)
+    elif name in DATA_DEPENDENT_SHAPES or name in MASK_INDEXING:
+        check_data_dependent(api, call, backend)
     elif name in TARGET_TRANSFERS:
         _check_target(api, call, backend, f'".{name}()"', ("device",))
         # the arguments name the target (checked above); only the receiver is an operand
@@ -266,7 +272,59 @@ def check_function(api: CheckerPluginInterface, call: Call, fullname: str, backe
     if call.arg(DEVICE_PARAMETER) is not None:
         if _check_target(api, call, backend, f'"{name}()"', (DEVICE_PARAMETER,)):
             return
+    if name in DATA_DEPENDENT_SHAPES:
+        check_data_dependent(api, call, backend)
     check_operands(api, call, backend)
+
+
+# --- implicit host syncs (device-host-sync, opt-in) -------------------------------------
+
+
+def check_data_dependent(api: CheckerPluginInterface, call: Call, backend: Backend) -> None:
+    """``torch.nonzero(x)``, ``x.unique()``, ``x[x > 0]``: the result's size comes from the
+    data, so the host waits for the device."""
+    if not code_enabled(api, codes.HOST_SYNC):
+        return
+    if call.name in DATA_DEPENDENT_SHAPES:
+        label = _op_label(call)
+        fail_once(api, messages.host_sync(f'"{label}"', backend, messages.SHAPE_SYNC), call.context, codes.HOST_SYNC)
+    elif call.args and is_mask(api, call.args[0][1]):
+        fail_once(api, messages.host_sync("indexing with a boolean mask", backend, messages.SHAPE_SYNC),
+                  call.context, codes.HOST_SYNC)
+
+
+def check_conversion(api: CheckerPluginInterface, builtin: str, context: Context, value: Expression,
+                     value_type: Type | None, backend: Backend) -> None:
+    """``int(t)``, ``float(t)``, ``bool(t)`` of a tensor (SCALAR_CONVERSIONS)."""
+    if builtin in SCALAR_CONVERSIONS and tensor_instance(value_type) is not None and code_enabled(api, codes.HOST_SYNC):
+        fail_once(api, messages.host_sync(f'"{builtin}()" of a tensor', backend), context, codes.HOST_SYNC)
+
+
+def check_condition(api: CheckerPluginInterface, condition: Expression, condition_type: Type | None,
+                    backend: Backend) -> None:
+    """``if t.any():``, ``while t:``, ``not t``: a tensor converted to a Python bool."""
+    if tensor_instance(condition_type) is not None:
+        fail_once(api, messages.host_sync("a tensor condition", backend, messages.CONDITION_SYNC), condition,
+                  codes.HOST_SYNC)
+
+
+def is_mask(api: CheckerPluginInterface, expr: Expression, depth: int = 0) -> bool:
+    """Whether ``expr`` is a boolean tensor by its shape: a comparison of tensors, an op of
+    MASK_OPS, ``&``/``|``/``^``/``~`` of masks, or a local variable assigned only masks."""
+    if depth > 16 or tensor_instance(_lookup(api, expr)) is None:
+        return False
+    if isinstance(expr, ComparisonExpr):
+        return all(op not in ("in", "not in", "is", "is not") for op in expr.operators)
+    if isinstance(expr, OpExpr):
+        return expr.op in ("&", "|", "^") and is_mask(api, expr.left, depth + 1)
+    if isinstance(expr, UnaryExpr):
+        return expr.op == "~" and is_mask(api, expr.expr, depth + 1)
+    if isinstance(expr, CallExpr) and isinstance(expr.callee, (NameExpr, MemberExpr)):
+        return expr.callee.name in MASK_OPS
+    if isinstance(expr, NameExpr) and isinstance(expr.node, Var):
+        values = _local_values(api, expr.node)
+        return bool(values) and all(is_mask(api, value, depth + 1) for value in values)
+    return False
 
 
 def check_numpy(api: CheckerPluginInterface, context: Context, backend: Backend) -> None:
@@ -470,8 +528,11 @@ def _positional_names(api: CheckerPluginInterface, call: Call) -> dict[int, str 
 
 def check_operands(api: CheckerPluginInterface, call: Call, backend: Backend) -> None:
     devices: list[str] = []
+    unknown: tuple[Expression, Type] | None = None
     for expr, typ in _operands(api, call):
         if tensor_instance(typ) is None:
+            if unknown is None and typ is not None and _unknown_any(typ) and _made_by_a_call(api, expr):
+                unknown = expr, typ
             continue
         device = device_of_type(typ)
         if device == backend.device and not isinstance(expr, CallExpr):
@@ -492,6 +553,8 @@ def check_operands(api: CheckerPluginInterface, call: Call, backend: Backend) ->
             return
         if device is not None and device not in devices:
             devices.append(device)
+        elif device is None and unknown is None:
+            unknown = expr, typ  # type: ignore[assignment]
     if len(devices) > 1:
         fail_once(api, messages.mixed_devices(_op_label(call), devices, backend), call.context, codes.MIXED_DEVICES)
         withdraw_device_conflicts(api, call.context, *(expr for _, expr, _ in call.args))
@@ -500,3 +563,45 @@ def check_operands(api: CheckerPluginInterface, call: Call, backend: Backend) ->
             api, messages.wrong_device(f'an operand of "{_op_label(call)}"', devices[0], backend), call.context,
             codes.WRONG_DEVICE,
         )
+    elif devices and unknown is not None and code_enabled(api, codes.UNKNOWN_OPERAND):
+        _report_unknown(api, call, unknown[0], unknown[1], backend)
+
+
+def _unknown_any(typ: Type) -> bool:
+    """An ``Any`` that stands for a missing annotation (a helper ``def positions(n: int):``
+    without a return type): what the helper made is unknown. Not an explicit ``Any`` (the
+    code says "anything", often a scalar from a config object), not one mypy made from an
+    error it reported (one diagnostic per mistake)."""
+    p = get_proper_type(typ)
+    if not isinstance(p, AnyType):
+        return False
+    if p.type_of_any == TypeOfAny.from_another_any and p.source_any is not None:
+        p = p.source_any
+    return p.type_of_any == TypeOfAny.unannotated
+
+
+def _made_by_a_call(api: CheckerPluginInterface, expr: Expression) -> bool:
+    """``helper(n)``, or a local variable assigned only such calls: where an unannotated
+    helper's Any enters. An Any computed from it (``b = x * helper(n)``) is that same
+    unknown, reported where it entered, not again at each use."""
+    if isinstance(expr, CallExpr):
+        return True
+    if isinstance(expr, NameExpr) and isinstance(expr.node, Var):
+        values = _local_values(api, expr.node)
+        return bool(values) and all(isinstance(value, CallExpr) for value in values)
+    return False
+
+
+def _report_unknown(api: CheckerPluginInterface, call: Call, expr: Expression, typ: Type, backend: Backend) -> None:
+    """device-unknown-operand (opt-in): an operand typed ``Tensor[Any]`` or ``Any`` next to one
+    typed on the backend's device; a helper's ``-> torch.Tensor`` hides where it made it."""
+    instance = tensor_instance(typ)
+    type_text = f"{instance.type.name}[Any]" if instance is not None else "Any"
+    if isinstance(expr, CallExpr):
+        what = f'the result of "{short_name(expr)}()"'
+    elif isinstance(expr, (NameExpr, MemberExpr)):
+        what = f'"{expr.name}"'
+    else:
+        what = "an operand"
+    fail_once(api, messages.unknown_operand(_op_label(call), what, type_text, backend), call.context,
+              codes.UNKNOWN_OPERAND)

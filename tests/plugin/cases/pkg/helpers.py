@@ -13,3 +13,7 @@ def on_cuda() -> Tensor[CUDA]:
 
 def positions(n: int) -> torch.Tensor:
     return torch.arange(n)  # a CPU tensor, typed as bare torch.Tensor (Tensor[Any])
+
+
+def positions_unannotated(n: int):  # type: ignore[no-untyped-def]
+    return torch.arange(n)  # no return type: Any
