@@ -531,7 +531,7 @@ def check_operands(api: CheckerPluginInterface, call: Call, backend: Backend) ->
     unknown: tuple[Expression, Type] | None = None
     for expr, typ in _operands(api, call):
         if tensor_instance(typ) is None:
-            if unknown is None and typ is not None and _unknown_any(typ) and _made_by_a_call(api, expr):
+            if unknown is None and typ is not None and _unknown_any(typ) and _made_by_a_helper(api, expr):
                 unknown = expr, typ
             continue
         device = device_of_type(typ)
@@ -553,8 +553,8 @@ def check_operands(api: CheckerPluginInterface, call: Call, backend: Backend) ->
             return
         if device is not None and device not in devices:
             devices.append(device)
-        elif device is None and unknown is None:
-            unknown = expr, typ  # type: ignore[assignment]
+        elif device is None and unknown is None and typ is not None and _made_by_a_helper(api, expr):
+            unknown = expr, typ
     if len(devices) > 1:
         fail_once(api, messages.mixed_devices(_op_label(call), devices, backend), call.context, codes.MIXED_DEVICES)
         withdraw_device_conflicts(api, call.context, *(expr for _, expr, _ in call.args))
@@ -580,15 +580,20 @@ def _unknown_any(typ: Type) -> bool:
     return p.type_of_any == TypeOfAny.unannotated
 
 
-def _made_by_a_call(api: CheckerPluginInterface, expr: Expression) -> bool:
-    """``helper(n)``, or a local variable assigned only such calls: where an unannotated
-    helper's Any enters. An Any computed from it (``b = x * helper(n)``) is that same
-    unknown, reported where it entered, not again at each use."""
+def _made_by_a_helper(api: CheckerPluginInterface, expr: Expression, depth: int = 0) -> bool:
+    """``helper(n)`` (a callable outside torch, not a tensor method), or a local variable
+    assigned only such calls: where a helper hides the device of what it made. Not a
+    parameter typed bare ``torch.Tensor``, nor torch ops on one (gradual code: the caller's
+    types decide), nor a value computed from a reported unknown (``b = x * helper(n)``)."""
     if isinstance(expr, CallExpr):
-        return True
-    if isinstance(expr, NameExpr) and isinstance(expr.node, Var):
+        callee = expr.callee
+        if isinstance(callee, MemberExpr) and tensor_instance(_lookup(api, callee.expr)) is not None:
+            return False
+        fullname = callee.fullname if isinstance(callee, (NameExpr, MemberExpr)) else None
+        return not (fullname or "").startswith("torch.")
+    if depth < 4 and isinstance(expr, NameExpr) and isinstance(expr.node, Var):
         values = _local_values(api, expr.node)
-        return bool(values) and all(isinstance(value, CallExpr) for value in values)
+        return bool(values) and all(_made_by_a_helper(api, value, depth + 1) for value in values)
     return False
 
 

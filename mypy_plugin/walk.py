@@ -25,9 +25,9 @@ __all__ = ["blocks"]
 
 def blocks(stmt: Statement) -> list[Block]:
     if isinstance(stmt, (FuncDef, WhileStmt, ForStmt, WithStmt)):
-        blocks = [stmt.body]
+        body = [stmt.body]
         else_body = getattr(stmt, "else_body", None)
-        return blocks + ([else_body] if else_body is not None else [])
+        return body + ([else_body] if else_body is not None else [])
     if isinstance(stmt, Decorator):
         return [stmt.func.body]
     if isinstance(stmt, OverloadedFuncDef):
