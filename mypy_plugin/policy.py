@@ -420,7 +420,25 @@ def _from_reported_host_data(api: CheckerPluginInterface, expr: Expression, back
     ``torch.zeros(n, device="cpu")``), numpy (``np.exp(a)``), or an expression or local
     variable built only from those. Consuming it is the same mistake, so it adds no
     diagnostic: ``(x.numpy() > 0).any()`` is one device-readback, ``softplus(x.cpu())``
-    one device-cpu-call. (The policy's rule: one finding per fallback path, at its root.)"""
+    one device-cpu-call. (The policy's rule: one finding per fallback path, at its root.)
+    Memoised per expression: an op's operands are asked again by each enclosing op."""
+    known = _HOST_DATA.get(id(expr))
+    if known is not None and known[0] is expr:
+        return known[1]
+    if len(_HOST_DATA) > 4096:
+        _HOST_DATA.clear()
+    found = _HOST_DATA[id(expr)] = (expr, _host_data(api, expr, backend, depth))
+    return found[1]
+
+
+#: id(expression) -> (the expression, whether it is reported host data); the expression is
+#: held so that no id is reused while its entry lives.
+_HOST_DATA: dict[int, tuple[Expression, bool]] = {}
+
+
+def _host_data(api: CheckerPluginInterface, expr: Expression, backend: Backend, depth: int) -> bool:
+    if device_of_type(_lookup(api, expr)) == backend.device:
+        return False  # typed on the backend's device: not host data
     if _reported_root(api, expr, backend):
         return True
     if depth > 32:
@@ -528,19 +546,20 @@ def _positional_names(api: CheckerPluginInterface, call: Call) -> dict[int, str 
 
 def check_operands(api: CheckerPluginInterface, call: Call, backend: Backend) -> None:
     devices: list[str] = []
-    unknown: tuple[Expression, Type] | None = None
+    unknown: list[tuple[Expression, Type]] = []
     for expr, typ in _operands(api, call):
         if tensor_instance(typ) is None:
-            if unknown is None and typ is not None and _unknown_any(typ) and _made_by_a_helper(api, expr):
-                unknown = expr, typ
+            if typ is not None and _unknown_any(typ):
+                unknown.append((expr, typ))
             continue
         device = device_of_type(typ)
-        if device == backend.device and not isinstance(expr, CallExpr):
-            # the common case: an operand already typed on the backend's device
-            if device not in devices:
-                devices.append(device)
-            continue
-        if _from_reported_host_data(api, expr, backend):
+        if device == backend.device:
+            if not isinstance(expr, CallExpr):
+                # the common case: an operand already typed on the backend's device
+                if device not in devices:
+                    devices.append(device)
+                continue
+        elif _from_reported_host_data(api, expr, backend):
             # ``softplus(x.cpu())``: the transfer is the mistake, reported at its own site
             # (so is the readback of ``torch.from_numpy(x.numpy() * 2)``); mypy's line for
             # this call (the CPU argument) says the same
@@ -553,8 +572,8 @@ def check_operands(api: CheckerPluginInterface, call: Call, backend: Backend) ->
             return
         if device is not None and device not in devices:
             devices.append(device)
-        elif device is None and unknown is None and typ is not None and _made_by_a_helper(api, expr):
-            unknown = expr, typ
+        elif device is None and typ is not None:
+            unknown.append((expr, typ))
     if len(devices) > 1:
         fail_once(api, messages.mixed_devices(_op_label(call), devices, backend), call.context, codes.MIXED_DEVICES)
         withdraw_device_conflicts(api, call.context, *(expr for _, expr, _ in call.args))
@@ -563,8 +582,11 @@ def check_operands(api: CheckerPluginInterface, call: Call, backend: Backend) ->
             api, messages.wrong_device(f'an operand of "{_op_label(call)}"', devices[0], backend), call.context,
             codes.WRONG_DEVICE,
         )
-    elif devices and unknown is not None and code_enabled(api, codes.UNKNOWN_OPERAND):
-        _report_unknown(api, call, unknown[0], unknown[1], backend)
+    elif devices and unknown and code_enabled(api, codes.UNKNOWN_OPERAND):
+        for expr, typ in unknown:
+            if _made_by_a_helper(api, expr):
+                _report_unknown(api, call, expr, typ, backend)
+                break
 
 
 def _unknown_any(typ: Type) -> bool:
