@@ -197,7 +197,8 @@ def test_no_policy_error_outside_backends_or_in_composites(
     _, proc = case_run
     for file, _, _, _, code in parse_output(proc.stdout):
         if file in {"pkg/outside.py", "pkg/_backends/mps/clean.py"}:
-            assert code in {None, "device-unknown-device"}, (file, code)
+            # mypy's own errors may stand there (a refined type against a declared one)
+            assert not (code or "").startswith("device-") or code == "device-unknown-device", (file, code)
 
 
 def test_type_ignore_silences_each_code(case_run: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
