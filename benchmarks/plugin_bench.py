@@ -24,7 +24,8 @@ Conditions (``--conditions``, default ``plain,control,plugin``; ``plain`` always
 Targets (CPU time): the shipped plugin's cold, warm and one-file-edit ratios to plain
 <= 1.05x; dmypy recheck < 0.5 s. Usage:
 ``.venv/bin/python benchmarks/plugin_bench.py [--lines 50000] [--repeat 3] [--conditions plain,control,plugin]``;
-``--count-hooks`` instead counts hook calls and the plugin's own CPU time per dispatch.
+``--count-hooks`` instead counts hook calls and the plugin's own CPU time per dispatch;
+``--edits-only`` times only the one-file-edit recheck, ``--repeat`` times per condition.
 """
 
 from __future__ import annotations
@@ -100,6 +101,28 @@ def bench_mypy(conditions: list[str], repeat: int) -> dict[str, dict[str, list[f
                 EDITED.write_text(original)
             cold = ", ".join(f"{c} {results[c]['cold'][-1]:.1f}" for c in order)
             print(f"  repetition {rep + 1}: cold CPU s {cold}; load {load:.1f} -> {os.getloadavg()[0]:.1f}", flush=True)
+    finally:
+        EDITED.write_text(original)
+    return results
+
+
+def bench_edits(conditions: list[str], repeat: int) -> dict[str, list[float]]:
+    """Only the one-file-edit recheck, ``repeat`` times per condition on one cache each
+    (built once, unmeasured), the conditions interleaved and rotating: many samples of the
+    short run whose ratio a cold/warm/edit repetition samples once."""
+    results: dict[str, list[float]] = {c: [] for c in conditions}
+    original = EDITED.read_text()
+    try:
+        for condition in conditions:
+            cache = TREE / f".cache-{condition}"
+            shutil.rmtree(cache, ignore_errors=True)
+            mypy(f"mypy-{condition}.toml", cache)
+        for rep in range(repeat):
+            shift = rep % len(conditions)
+            for condition in conditions[shift:] + conditions[:shift]:
+                EDITED.write_text(original.replace("beta: float = 1.0", f"beta: float = {rep + 2}.0", 1))
+                results[condition].append(mypy(f"mypy-{condition}.toml", TREE / f".cache-{condition}"))
+                EDITED.write_text(original)
     finally:
         EDITED.write_text(original)
     return results
@@ -197,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count-hooks", action="store_true",
                         help="instead: count hook calls and the plugin's own CPU time, per dispatch (in-process)")
     parser.add_argument("--count-one", choices=("module", "call"), help=argparse.SUPPRESS)
+    parser.add_argument("--edits-only", action="store_true",
+                        help="only the one-file-edit recheck, --repeat times per condition (one cold build each)")
     args = parser.parse_args(argv)
     if args.count_one:
         print(count_hooks(args.count_one))
@@ -218,6 +243,22 @@ def main(argv: list[str] | None = None) -> int:
     files = sum(1 for _ in TREE.rglob("*.py"))
     print(f"tree: {written} lines in {files} files under {TREE} ({os.cpu_count()} CPUs); "
           f"conditions {', '.join(conditions)}, {args.repeat} repetitions", flush=True)
+    if args.edits_only:
+        edits = bench_edits(conditions, args.repeat)
+        plain = statistics.median(edits["plain"])
+        print("\none-file-edit recheck, CPU s, median (min-max), and the ratio of medians to plain:")
+        ok = True
+        for condition in conditions[1:]:
+            value = statistics.median(edits[condition])
+            paired = sorted(v / p for v, p in zip(edits[condition], edits["plain"]))
+            target = TARGETS["edit"] if condition == "plugin" else None
+            verdict = "" if target is None else ("ok" if value / plain <= target else "OVER TARGET")
+            ok &= target is None or value / plain <= target
+            print(f"plain {_spread(edits['plain'])}; {condition} {_spread(edits[condition])} = {value / plain:.3f}x "
+                  f"(paired ratios: median {statistics.median(paired):.3f}x, {paired[0]:.2f}-{paired[-1]:.2f}x)")
+            print(f"RESULT plugin tree, mypy edit ({args.repeat} edits), {condition} (CPU s) | {plain:.2f} | "
+                  f"{value:.2f} | {value / plain:.2f}x | {'' if target is None else f'<= {target:.2f}x'} | {verdict}")
+        return 0 if ok else 1
     res = bench_mypy(conditions, args.repeat)
     ok = True
     print("\nCPU s, median (min-max), and the ratio of medians to plain:")

@@ -194,24 +194,52 @@ WRONG_DEVICE: Final = _code(
                  'prefix': 'pkg._backends.mps'}})
 HOST_SYNC: Final = _code(
     "device-host-sync", [PLUGIN, CHECK],
-    "Host sync (.item(), a readback used only for control flow) in a backend (opt-in)",
+    "Host sync (.item(), int(t), if t:, nonzero, x[mask], a readback used only for control flow) in a backend "
+    "(opt-in)",
     "if x.abs().max().item() > 1.0:\n    x = x / x.abs().max()",
     "m = x.abs().max()\nx = torch.where(m > 1.0, x / m, x)",
-    {PLUGIN: f'"{{method}}()" waits for the device and copies a scalar to the host {WHERE}; '
-             "keep the value as a 0-d tensor on the device",
+    {PLUGIN: f"{{what}} waits for the device {{reason}} {WHERE}; {{advice}}",
      CHECK: f'"{{function}}" reads device data to the host with {{what}} only to decide control flow or pass a '
             f"scalar (a host sync) {WHERE}; keep the value on the device or validate without reading it back"},
     severity="warning", default_enabled=False,
     enable="mypy --enable-error-code device-host-sync; device-types check --enable device-host-sync",
     detail=('Opt-in (`--enable-error-code device-host-sync`, or `enable_error_code` in the backend overrides): '
-            '`.item()` and the other ops in `HOST_SYNCS`, which wait for the device and copy a scalar to the '
-            'host. Allowed by the policy, but a performance trap in kernels. `device-types check --enable '
-            'device-host-sync` reports a readback whose data only decides control flow or validates (a bounds '
-            "check, a loop count), where the op's result is still computed on the device."),
-    examples={'plugin': {'at': 'pkg/_backends/mps/ops.py:45', 'method': '.item', 'device': 'mps',
-                 'prefix': 'pkg._backends.mps'},
+            '`.item()` and the other ops in `HOST_SYNCS`, `int(t)`, `float(t)`, `bool(t)` and a tensor used as a '
+            'condition (`if t:`), ops whose result size depends on the data (`nonzero`, `masked_select`, `unique`) '
+            'and indexing with a boolean mask (`x[x > 0]`): each waits for the device. Allowed by the policy, but a '
+            'performance trap in kernels. `device-types check --enable device-host-sync` reports a readback whose '
+            "data only decides control flow or validates (a bounds check, a loop count), where the op's result is "
+            'still computed on the device. The plugin reads these ops from the tables of `device_types/_semantics.py` '
+            '(`HOST_SYNCS`, `SCALAR_CONVERSIONS`, `DATA_DEPENDENT_SHAPES`, `MASK_INDEXING`, `MASK_OPS`); a mask the '
+            "code does not show (a parameter, a helper's result) is not recognised. Conditions are seen by the "
+            "plugin's per-module pass only: mypy calls no hook for them, so under dmypy they are not reported."),
+    examples={'plugin': {'at': 'pkg/_backends/mps/ops.py:45', 'what': '".item()"',
+                         'reason': 'and copies a scalar to the host',
+                         'advice': 'keep the value as a 0-d tensor on the device',
+                         'device': 'mps', 'prefix': 'pkg._backends.mps'},
               'check': {'at': 'pkg/_backends/mps/ops.py:45', 'function': 'nonzero', 'what': '"count.item()"',
                  'device': 'mps', 'prefix': 'pkg._backends.mps'}})
+UNKNOWN_OPERAND: Final = _code(
+    "device-unknown-operand", [PLUGIN],
+    "Tensor of unknown device (Tensor[Any], Any) mixed into device math in a backend (opt-in)",
+    "from pkg.helpers import positions            # def positions(n: int) -> torch.Tensor: return torch.arange(n)\n"
+    "def add_positions(x: Tensor[MPS], n: int) -> Tensor[MPS]:\n"
+    "    return x + positions(n)                   # positions(n) is Tensor[Any]: on the CPU at run time",
+    "def positions(n: int, device: torch.device) -> torch.Tensor:   # the helper takes the device\n"
+    "    return torch.arange(n, device=device)\n"
+    "def add_positions(x: Tensor[MPS], n: int) -> Tensor[MPS]:\n"
+    "    return x + assert_device(positions(n, x.device), MPS)        # or type the helper -> Tensor[MPS]",
+    {PLUGIN: f'"{{op}}" mixes a tensor on {{device}} with {{what}} of unknown device ({{type}}) {WHERE}; '
+             f"type it Tensor[{{marker}}] where it is made, or check it with assert_device"},
+    default_enabled=False, enable="mypy --enable-error-code device-unknown-operand",
+    detail=('Opt-in: inside a backend module, an operand whose device the types do not know (`Tensor[Any]`, or '
+            "`Any` from a helper without an annotation) mixed with a tensor typed on the backend's device. Only "
+            'values a helper made are reported (a call outside torch, or a local assigned only such calls): '
+            'gradual parameters typed bare `torch.Tensor` and explicit `Any` stay silent. Inside a backend this is '
+            "what the policy cannot vouch for: `torch.arange(n)` made by a helper without `device=` is on the CPU at "
+            "run time. [plugin.md](plugin.md)'s strict block turns it on."),
+    examples={'plugin': {'at': 'pkg/_backends/mps/ops.py:12', 'op': '+', 'what': '"positions(n)"',
+                         'type': 'Tensor[Any]', 'marker': 'MPS', 'device': 'mps', 'prefix': 'pkg._backends.mps'}})
 UNKNOWN_DEVICE: Final = _code(
     "device-unknown-device", [PLUGIN], "Device string that names no device",
     'torch.zeros(3, device="gpu")', 'torch.zeros(3, device="cuda:0")',

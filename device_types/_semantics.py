@@ -19,15 +19,19 @@ __all__ = [
     "ANY_DEVICE_PARAMETERS",
     "COPY_SOURCES",
     "CREATION_FACTORIES",
+    "DATA_DEPENDENT_SHAPES",
     "SAME_PLACE_OPS",
     "FIXED_TRANSFERS",
     "HOST_FACTORIES",
     "HOST_SYNCS",
+    "MASK_INDEXING",
+    "MASK_OPS",
     "METADATA",
     "NUMPY_BRIDGES",
     "OUTPUT_PARAMETERS",
     "OpKind",
     "READBACKS",
+    "SCALAR_CONVERSIONS",
     "SCALAR_BOUND_FACTORIES",
     "TENSOR_DATA_FACTORIES",
     "TARGET_TRANSFERS",
@@ -75,6 +79,38 @@ READBACKS: Final[frozenset[str]] = frozenset({"numpy", "tolist", "__array__"})
 #: Ops that return a Python scalar and so wait for the device (allowed; the plugin
 #: reports them only under the opt-in code ``device-host-sync``).
 HOST_SYNCS: Final[frozenset[str]] = frozenset({"item"})
+
+#: Implicit host syncs (the mypy plugin's ``device-host-sync``, opt-in; ``device-types check``
+#: reads HOST_SYNCS only). Python's conversions of a tensor to a scalar, by builtin, with
+#: the tensor method each calls: ``int(t)``, ``float(t)``, ``bool(t)``, and ``if t:`` /
+#: ``while t:`` / ``not t`` / ``t and ...`` (``__bool__``) wait for the device and copy a
+#: scalar to the host, as ``.item()`` does.
+SCALAR_CONVERSIONS: Final[dict[str, str]] = {
+    "bool": "__bool__",
+    "int": "__int__",
+    "float": "__float__",
+    "complex": "__complex__",
+}
+
+#: Ops whose result's size depends on tensor data: the host waits for the device to learn
+#: it before it can allocate the result (``torch.nonzero``, ``x.masked_select(m)``,
+#: ``torch.unique``).
+DATA_DEPENDENT_SHAPES: Final[frozenset[str]] = frozenset({
+    "nonzero", "argwhere", "masked_select", "unique", "unique_consecutive",
+})
+
+#: Indexing ops that, given a boolean mask, size their result from the mask's data (a
+#: ``nonzero`` inside): ``x[x > 0]``.
+MASK_INDEXING: Final[frozenset[str]] = frozenset({"__getitem__"})
+
+#: Ops that return a boolean tensor (a mask), by method or function name; ``&``, ``|``,
+#: ``^`` and ``~`` of masks are masks.
+MASK_OPS: Final[frozenset[str]] = frozenset({
+    "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__and__", "__or__", "__xor__", "__invert__",
+    "lt", "le", "gt", "ge", "eq", "ne", "less", "less_equal", "greater", "greater_equal", "not_equal",
+    "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal", "isin", "isclose", "signbit",
+    "logical_and", "logical_or", "logical_xor", "logical_not", "bool",
+})
 
 #: Ops that write another tensor's data into their receiver, with the parameters of that
 #: source: it may be on any device, and the receiver is the copy's target.

@@ -28,10 +28,11 @@ CPU_OPERAND: Final = _error_code(_codes.CPU_OPERAND)
 MIXED_DEVICES: Final = _error_code(_codes.MIXED_DEVICES)
 WRONG_DEVICE: Final = _error_code(_codes.WRONG_DEVICE)
 HOST_SYNC: Final = _error_code(_codes.HOST_SYNC)
+UNKNOWN_OPERAND: Final = _error_code(_codes.UNKNOWN_OPERAND)
 UNKNOWN_DEVICE: Final = _error_code(_codes.UNKNOWN_DEVICE)
 
 ALL_CODES: Final = (CONFIG, CPU_CALL, READBACK, CPU_TARGET, NUMPY, CPU_SIGNATURE, CPU_OPERAND, MIXED_DEVICES,
-                    WRONG_DEVICE, HOST_SYNC, UNKNOWN_DEVICE)
+                    WRONG_DEVICE, HOST_SYNC, UNKNOWN_OPERAND, UNKNOWN_DEVICE)
 assert [c.code for c in ALL_CODES] == [c.name for c in _codes.codes_of(_codes.PLUGIN)]
 
 

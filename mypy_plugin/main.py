@@ -29,6 +29,7 @@ from device_types._semantics import (
     HOST_SYNCS,
     NUMPY_BRIDGES,
     READBACKS,
+    SCALAR_CONVERSIONS,
     TARGET_TRANSFERS,
     TENSOR_DATA_FACTORIES,
     is_like_factory,
@@ -66,6 +67,9 @@ CALL_METHODS = RECEIVER_METHODS | frozenset(ANY_DEVICE_PARAMETERS)
 #: operand check of an op with parameters that may sit on any device needs the call's
 #: parameter names, which the per-module pass does not have for positional arguments.
 CALL_FUNCTIONS = NUMPY_BRIDGES | frozenset(TENSOR_DATA_FACTORIES) | frozenset(ANY_DEVICE_PARAMETERS)
+
+#: ``int(t)``, ``float(t)``, ``bool(t)``: the builtins whose call on a tensor is a host sync.
+CONVERSION_BUILTINS = {f"builtins.{name}": name for name in SCALAR_CONVERSIONS}
 
 _TENSOR, _NUMPY, _OTHER = "tensor", "numpy", None
 
@@ -253,6 +257,8 @@ class DeviceTypesPlugin(Plugin):
                 hook = _bind(self._unbound_tensor_method, name)
             elif self.per_call or name in CALL_FUNCTIONS or self._takes_device(fullname):
                 hook = _bind(self._torch_function, fullname)
+        elif fullname in CONVERSION_BUILTINS:
+            hook = _bind(self._conversion, CONVERSION_BUILTINS[fullname])
         elif fullname.startswith("<"):
             pass  # mypy's own displays and comprehensions: "<list>", "<dict>", "<generator>"
         elif self.per_call and ("." not in fullname or self._in_backend_prefix(fullname)):
@@ -371,6 +377,14 @@ class DeviceTypesPlugin(Plugin):
             name = fullname.rpartition(".")[2]
             policy.check_function(ctx.api, policy.Call(name, ctx.context, None, None, _args(ctx)), fullname, backend)
         return result
+
+    def _conversion(self, builtin: str, ctx: FunctionContext) -> Type:
+        """``int(t)``, ``float(t)``, ``bool(t)`` (device-host-sync): a per-call hook in both
+        dispatches, as the pass reads calls of torch callables only."""
+        backend = self._backend(ctx.api)
+        if backend is not None and len(ctx.args) >= 1 and len(ctx.args[0]) == 1:
+            policy.check_conversion(ctx.api, builtin, ctx.context, ctx.args[0][0], ctx.arg_types[0][0], backend)
+        return ctx.default_return_type
 
     def _torch_device(self, ctx: FunctionContext) -> Type:
         self._backend(ctx.api)

@@ -51,8 +51,20 @@ def wrong_device(what: str, device: str, backend: Backend) -> str:
     return _message(codes.WRONG_DEVICE, backend, what=what, other=device)
 
 
-def host_sync(method: str, backend: Backend) -> str:
-    return _message(codes.HOST_SYNC, backend, method=method)
+#: (reason, advice) of a host sync, by kind.
+SCALAR_SYNC = ("and copies a scalar to the host", "keep the value as a 0-d tensor on the device")
+CONDITION_SYNC = ("and converts it to a Python bool",
+                  "keep the value as a 0-d tensor on the device and select with torch.where")
+SHAPE_SYNC = ("to size the result from tensor data",
+              "keep shapes static (torch.where, masked_fill, a fixed-size op)")
+
+
+def host_sync(what: str, backend: Backend, kind: tuple[str, str] = SCALAR_SYNC) -> str:
+    return _message(codes.HOST_SYNC, backend, what=what, reason=kind[0], advice=kind[1])
+
+
+def unknown_operand(op: str, what: str, type_text: str, backend: Backend) -> str:
+    return _message(codes.UNKNOWN_OPERAND, backend, op=op, what=what, type=type_text)
 
 
 def unknown_device(text: str, valid: str) -> str:

@@ -23,22 +23,34 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from typing import Any, Optional
 
-from device_types._semantics import DEVICE_PARAMETER, FIXED_TRANSFERS, METADATA, TARGET_TRANSFERS
+from device_types._semantics import (
+    DATA_DEPENDENT_SHAPES,
+    DEVICE_PARAMETER,
+    FIXED_TRANSFERS,
+    MASK_INDEXING,
+    METADATA,
+    TARGET_TRANSFERS,
+)
 from mypy import operators
 from mypy.nodes import (
+    AssertStmt,
     AssignmentStmt,
     Block,
     CallExpr,
     ClassDef,
     ComparisonExpr,
+    ConditionalExpr,
     Decorator,
+    DictionaryComprehension,
     Expression,
     FUNC_NO_INFO,
     ForStmt,
     FuncDef,
     FuncItem,
+    GeneratorExpr,
     IfStmt,
     IndexExpr,
+    ListComprehension,
     ListExpr,
     MatchStmt,
     MemberExpr,
@@ -47,17 +59,21 @@ from mypy.nodes import (
     OpExpr,
     OperatorAssignmentStmt,
     OverloadedFuncDef,
+    SetComprehension,
     Statement,
     TryStmt,
     TupleExpr,
+    UnaryExpr,
     WhileStmt,
-    WithStmt,
 )
 from mypy.types import CallableType, Instance, Type, get_proper_type
 
 from . import policy
 from .config import Backend
+from .errorcodes import HOST_SYNC
+from .report import code_enabled
 from .types import MARKER_DEVICE, is_tensor_info, tensor_instance
+from .walk import blocks as _blocks
 
 #: A site's arguments as a hook gets them: (keyword or None, expression, type).
 Args = list[tuple[str | None, Expression, Type]]
@@ -87,16 +103,26 @@ def check_module(checker: Any, tree: MypyFile, backend: Backend, dispatch: Dispa
     """Run the policy on every site of ``tree`` that no per-call hook covers."""
     types: dict[Expression, Type] = checker._type_maps[0]
     device = backend.device
+    syncs = code_enabled(checker, HOST_SYNC)
     pending: list[Site] = []
+    conditions: list[Expression] = []
     for expr in types:
         handler = _HANDLERS.get(type(expr))
         site = handler(expr, types, dispatch) if handler is not None else None
-        if site is not None and not _needs_nothing(site[0], device, dispatch):
+        if site is not None and not _needs_nothing(site[0], device, dispatch, syncs):
             pending.append(site)
-    for stmt in _statements(tree.defs, []):
+        elif syncs and type(expr) in _CONDITION_HOLDERS:
+            conditions.extend(_held_conditions(expr))
+    for stmt in _statements(tree.defs, [], conditions if syncs else None):
         site = _statement_site(stmt, types)
-        if site is not None and not _needs_nothing(site[0], device, dispatch):
+        if site is not None and not _needs_nothing(site[0], device, dispatch, syncs):
             pending.append(site)
+    seen: set[int] = set()
+    for condition in conditions:
+        for operand in _bool_operands(condition):
+            if id(operand) not in seen and tensor_instance(types.get(operand)) is not None:
+                seen.add(id(operand))
+                pending.append((policy.Call("__bool__", operand, operand, types[operand]), _CONDITION))
     if not pending:
         return
     errors = checker.msg.errors
@@ -107,7 +133,10 @@ def check_module(checker: Any, tree: MypyFile, backend: Backend, dispatch: Dispa
         with _Scopes(checker, functions) as scopes:
             for call, fullname in pending:
                 scopes.enter(call.context.line)
-                if fullname is None:
+                if fullname is _CONDITION:
+                    assert isinstance(call.context, Expression)
+                    policy.check_condition(checker, call.context, call.receiver_type, backend)
+                elif fullname is None:
                     policy.check_tensor_method(checker, call, backend)
                 else:
                     policy.check_function(checker, call, fullname, backend)
@@ -123,13 +152,52 @@ _TENSORS = frozenset({"torch._tensor.Tensor", "torch._C.TensorBase"})
 _NUMBERS = frozenset({"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"})
 
 
-def _needs_nothing(call: policy.Call, device: str, dispatch: Dispatch) -> bool:
+#: The "fullname" of a condition site: a tensor converted to a Python bool.
+_CONDITION = "<condition>"
+
+
+def _bool_operands(expr: Expression) -> Iterator[Expression]:
+    """The operands a condition converts to bool: both sides of ``and``/``or``, the operand
+    of ``not``."""
+    if isinstance(expr, OpExpr) and expr.op in ("and", "or"):
+        yield from _bool_operands(expr.left)
+        yield from _bool_operands(expr.right)
+    elif isinstance(expr, UnaryExpr) and expr.op == "not":
+        yield from _bool_operands(expr.expr)
+    else:
+        yield expr
+
+
+def _held_conditions(expr: Expression) -> list[Expression]:
+    """The expressions that ``expr`` converts to bool: ``not t``, ``a if t else b``, the left
+    operand of ``t and u`` (the right one is its value), comprehension conditions."""
+    if isinstance(expr, UnaryExpr):
+        return [expr.expr] if expr.op == "not" else []
+    if isinstance(expr, ConditionalExpr):
+        return [expr.cond]
+    if isinstance(expr, OpExpr):
+        return [expr.left] if expr.op in ("and", "or") else []
+    if isinstance(expr, (ListComprehension, SetComprehension)):
+        expr = expr.generator
+    if isinstance(expr, (GeneratorExpr, DictionaryComprehension)):
+        return [cond for conds in expr.condlists for cond in conds]
+    return []
+
+
+_CONDITION_HOLDERS = frozenset({
+    UnaryExpr, ConditionalExpr, OpExpr, GeneratorExpr, DictionaryComprehension, ListComprehension, SetComprehension,
+})
+
+
+def _needs_nothing(call: policy.Call, device: str, dispatch: Dispatch, syncs: bool = False) -> bool:
     """The policy's common case, decided without it: every operand a tensor typed on the
     backend's device, or a number; no display (whose items the policy reads one by one)
     and no call whose shape could show a host tensor. ``check_operands`` reports nothing
     for such a site."""
     if call.name in dispatch.receiver_methods:
         return False  # ``host()`` of ``host = x.cpu``: the method is the finding
+    if syncs and (call.name in DATA_DEPENDENT_SHAPES or call.name in MASK_INDEXING):
+        return False  # ``x.nonzero()``, ``x[x > 0]``: host syncs (device-host-sync is on)
     operands = call.args if call.receiver is None else [(None, call.receiver, call.receiver_type), *call.args]
     for name, expr, typ in operands:
         kind = type(expr)
@@ -286,36 +354,21 @@ _HANDLERS: dict[type, Callable[[Any, dict[Expression, Type], Dispatch], Optional
 # --- statements and functions --------------------------------------------------------------
 
 
-def _blocks(stmt: Statement) -> list[Block]:
-    if isinstance(stmt, (FuncDef, WhileStmt, ForStmt, WithStmt)):
-        blocks = [stmt.body]
-        else_body = getattr(stmt, "else_body", None)
-        return blocks + ([else_body] if else_body is not None else [])
-    if isinstance(stmt, Decorator):
-        return [stmt.func.body]
-    if isinstance(stmt, OverloadedFuncDef):
-        items: list[Any] = [*stmt.items, *([stmt.impl] if stmt.impl is not None else [])]
-        return [block for item in items for block in _blocks(item)]
-    if isinstance(stmt, ClassDef):
-        return [stmt.defs]
-    if isinstance(stmt, IfStmt):
-        return [*stmt.body, *([stmt.else_body] if stmt.else_body is not None else [])]
-    if isinstance(stmt, TryStmt):
-        extra = [b for b in (stmt.else_body, stmt.finally_body) if b is not None]
-        return [stmt.body, *stmt.handlers, *extra]
-    if isinstance(stmt, MatchStmt):
-        return list(stmt.bodies)
-    return []
-
-
-def _statements(body: list[Statement], out: list[Statement]) -> list[Statement]:
-    """The in-place operator and index assignments, at any depth."""
+def _statements(body: list[Statement], out: list[Statement],
+                conditions: list[Expression] | None = None) -> list[Statement]:
+    """The in-place operator and index assignments, at any depth; with ``conditions``, also
+    the conditions of ``if``, ``elif``, ``while`` and ``assert`` (added to it)."""
     for stmt in body:
         if isinstance(stmt, (OperatorAssignmentStmt, AssignmentStmt)):
             out.append(stmt)
         else:
+            if conditions is not None:
+                if isinstance(stmt, IfStmt):
+                    conditions.extend(stmt.expr)
+                elif isinstance(stmt, (WhileStmt, AssertStmt)):
+                    conditions.append(stmt.expr)
             for block in _blocks(stmt):
-                _statements(block.body, out)
+                _statements(block.body, out, conditions)
     return out
 
 

@@ -27,3 +27,16 @@ def fail_once(api: CheckerPluginInterface, message: str, context: Context, code:
         api.fail(message, context, code=code)
     finally:
         errors._watchers = watchers
+
+
+def code_enabled(api: object, code: ErrorCode) -> bool:
+    """Whether ``code`` is on for the module being checked (its per-module options), so that
+    an opt-in check costs nothing where it is off."""
+    options = getattr(api, "options", None)
+    if options is None:
+        return code.default_enabled
+    if code in options.disabled_error_codes:
+        return False
+    if code in options.enabled_error_codes:
+        return True
+    return code.default_enabled

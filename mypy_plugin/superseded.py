@@ -71,8 +71,27 @@ def _span(call: Context) -> tuple[tuple[int, int], tuple[int, int]]:
     return (call.line, call.column), (call.end_line or call.line, end_column)
 
 
+#: Errors of a return statement that hold a call whose device finding the plugin reported,
+#: withdrawn when the statement's span contains the call: ``return x + torch.arange(n)``
+#: into ``-> Tensor[MPS]`` (the failed operator's result is Any, so ``warn_return_any``
+#: adds ``no-any-return``); ``return x.cpu()`` into ``-> Tensor[MPS]`` (``return-value``
+#: of one tensor type against another).
+_CONTAINING = {
+    "no-any-return": re.compile(r"^Returning Any from function declared to return "),
+    "return-value": re.compile(r'^Incompatible return value type \(got "[^"]*Tensor\[[^"]*", expected "[^"]*Tensor\['),
+}
+
+
 def _superseded(info: ErrorInfo, spans: Iterable[tuple[tuple[int, int], tuple[int, int]]]) -> bool:
-    pattern = _CONFLICT.get(info.code.code) if info.code is not None and info.severity == "error" else None
+    if info.code is None or info.severity != "error":
+        return False
+    containing = _CONTAINING.get(info.code.code)
+    if containing is not None:
+        if info.end_line < 0 or containing.match(info.message) is None:
+            return False
+        start, end = (info.line, info.column), (info.end_line, info.end_column)
+        return any(start <= first and last <= end for first, last in spans)
+    pattern = _CONFLICT.get(info.code.code)
     if pattern is None or not any(start <= (info.line, info.column) <= end for start, end in spans):
         return False
     return pattern.match(info.message) is not None

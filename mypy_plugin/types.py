@@ -12,17 +12,21 @@ from device_types._devices import DEVICE_BY_TYPE, TORCH_DEVICE_TYPES, device_for
 from mypy.maptype import map_instance_to_supertype
 from mypy.nodes import (
     CallExpr,
+    ComparisonExpr,
     Decorator,
     Expression,
     FuncDef,
+    IndexExpr,
     IntExpr,
     MemberExpr,
     NameExpr,
+    OpExpr,
     OverloadedFuncDef,
     RefExpr,
     StrExpr,
     SymbolNode,
     TypeInfo,
+    UnaryExpr,
 )
 from mypy.types import CallableType, Instance, LiteralType, ProperType, Type, TypeAliasType, UnionType, get_proper_type
 
@@ -195,6 +199,14 @@ def short_name(expr: Expression) -> str:
         return short_name(expr.callee)
     if isinstance(expr, (NameExpr, MemberExpr)):
         return expr.name
+    if isinstance(expr, OpExpr):
+        return expr.op
+    if isinstance(expr, ComparisonExpr):
+        return expr.operators[0]
+    if isinstance(expr, UnaryExpr):
+        return expr.op
+    if isinstance(expr, IndexExpr):
+        return "[]"
     return "call"
 
 

@@ -1,2 +1,2 @@
 # The case files under cases/ are mypy inputs, not tests.
-collect_ignore_glob = ["cases/*"]
+collect_ignore_glob = ["cases/*", "mistakes/*"]

@@ -108,6 +108,9 @@ def per_call_run(tmp_path_factory: pytest.TempPathFactory, fresh_overlay: None) 
     return run_mypy(root, "-p", "pkg", cache="per-call")
 
 
+CONDITION_SYNC = "a tensor condition waits for the device"
+
+
 def _devices_in_order_of_mention(message: str) -> str:
     # mypy tries an operator's reflected method first in some cases; a per-call hook then
     # sees the right operand first, the module pass always sees source order
@@ -123,7 +126,15 @@ def test_per_call_and_per_module_dispatch_report_the_same(
         name: [(f, line, sev, _devices_in_order_of_mention(msg), code) for f, line, sev, msg, code in parse_output(proc.stdout)]
         for name, proc in (("per call", per_call_run), ("per module", per_module))
     }
-    assert found["per call"] == found["per module"]
+    # Only the module pass sees (docs/plugin.md) a tensor used as a condition (``if t:``
+    # reaches no mypy hook) and an operator with an ``Any`` operand (mypy resolves the
+    # overloaded operator to Any without calling its hook): dmypy does not report them.
+    # Every other finding is shared.
+    pass_only = [f for f in found["per module"]
+                 if f[3].startswith(CONDITION_SYNC) or (f[4] == "device-unknown-operand" and "(Any)" in f[3])]
+    assert [(f[0], f[1]) for f in pass_only] == [("pkg/_backends/mps/syncs.py", line) for line in (14, 16, 18, 19, 20)] + [
+        ("pkg/_backends/mps/unknown_operand.py", 17), ("pkg/_backends/mps/unknown_operand.py", 22)]
+    assert found["per call"] == [f for f in found["per module"] if f not in pass_only]
     assert len(found["per module"]) == len(expected_messages(CASES))
 
 
@@ -186,7 +197,8 @@ def test_no_policy_error_outside_backends_or_in_composites(
     _, proc = case_run
     for file, _, _, _, code in parse_output(proc.stdout):
         if file in {"pkg/outside.py", "pkg/_backends/mps/clean.py"}:
-            assert code in {None, "device-unknown-device"}, (file, code)
+            # mypy's own errors may stand there (a refined type against a declared one)
+            assert not (code or "").startswith("device-") or code == "device-unknown-device", (file, code)
 
 
 def test_type_ignore_silences_each_code(case_run: tuple[Path, subprocess.CompletedProcess[str]]) -> None:

@@ -80,3 +80,13 @@ def partly_unknown_device(
     assert_type(torch.zeros(3, device=x.device), Tensor[MPS])
     assert_type(torch.zeros(3, device="cuda"), Tensor[CUDA])
     assert_type(torch.zeros(3), Tensor[CPU])
+
+
+def declared_type_against_the_device_argument(x: Tensor[MPS]) -> None:
+    # A known gap of mypy with the overlay alone (docs/checkers.md): with a declared type on
+    # the left, mypy solves the factory's device from it and falls back to an overload that
+    # takes any device, so this line passes in mypy (no ignore: warn_unused_ignores would
+    # flag one) and fails in pyright and basedpyright. mypy with the plugin rejects it
+    # (tests/plugin/cases/pkg/outside.py).
+    w: Tensor[CUDA] = torch.ones(3, device=x.device)  # pyright: ignore[reportAssignmentType]
+    del w

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from device_types import CUDA, Tensor
+
 
 def to_host(t: torch.Tensor) -> np.ndarray:
     return t.detach().cpu().numpy()
@@ -13,3 +15,8 @@ def to_host(t: torch.Tensor) -> np.ndarray:
 def summary(t: torch.Tensor) -> list[float]:
     values: list[float] = t.flatten().tolist()
     return values
+
+
+def shared_weights() -> Tensor[CUDA]:
+    """Weights another part of the program keeps on a CUDA device."""
+    return torch.ones(3, 3, 3, device="cuda")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from device_types import CPU, MPS, Tensor
+from device_types import CPU, CUDA, MPS, Tensor
 
 
 def host_code(x: torch.Tensor, h: Tensor[CPU]) -> list[float]:
@@ -44,3 +44,9 @@ def named_device_but_not_a_device_spec() -> None:
 
     register_interface_for_device("tpu", DeviceInterface)
     get_scheduling_for_device("tpu")
+
+
+def declared_type_does_not_pick_the_device(x: Tensor[MPS]) -> None:
+    # the overlay alone lets mypy solve the factory from the declared type (tests/typecheck's
+    # factories.py pins that gap); the plugin reads the device from ``x.device`` everywhere
+    w: Tensor[CUDA] = torch.ones(3, device=x.device)  # E: Incompatible types in assignment (expression has type "Tensor[MPS]", variable has type "Tensor[CUDA]")  [assignment]
