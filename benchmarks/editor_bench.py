@@ -234,11 +234,12 @@ def verdict(stock: float, overlay: float, ratio_target: float, absolute: float |
     return f"{ratio:.2f}x", f"{target} | {'met' if met else 'MISSED'}"
 
 
-def bench_server(server: str, pythons: dict[str, Path], project: Path, rounds: int, only: str | None = None) -> list[str]:
+def bench_server(server: str, pythons: dict[str, Path], project: Path, rounds: int, only: str | None = None,
+                 first: int | None = None, any_variant: bool = False) -> list[str]:
     results: list[str] = []
     # first diagnostics: fresh servers, conditions alternating
     firsts: dict[str, list[tuple[float, float]]] = {c: [] for c in CONDITIONS}
-    for r in range(0 if only else max(1, rounds // 3)):
+    for r in range(first if first is not None else 0 if only else max(1, rounds // 3)):
         for condition in CONDITIONS if r % 2 == 0 else CONDITIONS[::-1]:
             s = Session(server, condition, pythons[condition], project)
             firsts[condition].append(s.start())
@@ -247,7 +248,7 @@ def bench_server(server: str, pythons: dict[str, Path], project: Path, rounds: i
     for s in sessions.values():
         s.start()
     checks = {c: s.hover_text(CHECK_LINE, CHECK_AT) for c, s in sessions.items()}
-    if "Tensor[MPS]" in checks["stock"] or "Tensor[MPS]" not in checks["overlay"]:
+    if "Tensor[MPS]" in checks["stock"] or ("Tensor[MPS]" not in checks["overlay"] and not any_variant):
         for s in sessions.values():
             s.close()
         raise SystemExit(f"{server}: the two conditions do not differ: hover on made = {checks}")
@@ -296,6 +297,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--overlay", type=Path, default=SITE / "torch-stubs",
                         help="the torch-stubs to measure (default: the installed one)")
     parser.add_argument("--only", help="only the requests whose name contains this (no first diagnostics)")
+    parser.add_argument("--first", type=int, help="first-diagnostics rounds (default: --rounds // 3, none with --only)")
+    parser.add_argument("--any-variant", action="store_true",
+                        help="an --overlay variant that types torch.zeros(3, device='mps') otherwise (a measurement)")
     args = parser.parse_args(argv)
     if not (args.overlay / "py.typed").exists():
         raise SystemExit(f"no overlay at {args.overlay}: run `device-types stubs install` first")
@@ -310,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
         project.mkdir()
         (project / "backend.py").write_text(BACKEND)
         for server in args.servers.split(","):
-            lines = bench_server(server, pythons, project, args.rounds, args.only)
+            lines = bench_server(server, pythons, project, args.rounds, args.only, args.first, args.any_variant)
             for line in lines:
                 print(line, flush=True)
             results += lines
