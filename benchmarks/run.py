@@ -30,6 +30,7 @@ def benchmarks(reps: int) -> list[tuple[str, list[str]]]:
         ("overlay, real code", ["overlay_bench.py", "--reps", r, "--real", "torchmetrics==1.9.0:torchmetrics",
                                 "--tools", "pyright,basedpyright"]),
         ("overlay variants, model tree", ["overlay_variants.py", "--reps", r]),
+        ("overlay in the editor", ["editor_bench.py", "--rounds", str(3 * reps)]),
         ("plugin, backend tree", ["plugin_bench.py", "--repeat", r]),
         ("plugin, torch's own tree", ["plugin_torch_tree.py"]),
         ("audit, large tree", ["audit_large_tree.py"]),

@@ -309,6 +309,15 @@ REQUIRED_DEVICE_KEYWORD = True
 MERGED_CPU_DEVICE = False
 
 
+#: Whether every overload an op fans out into keeps the op's docstring, as torch's own stubs
+#: give it to each of their overloads. Off, only the first variant had it, and pyright and
+#: basedpyright looked for the others' documentation in the implementation: for a stub
+#: without a ``.py`` beside it (``torch/_C/*.pyi``) that walks the import graph of the
+#: stub, for every undocumented signature, on every signature help and hover (0.3-0.9 s
+#: for ``torch.zeros(``; benchmarks/editor_bench.py, docs/performance.md). Costs file size
+#: only (``_VariableFunctions.pyi`` 1.3 -> 2.9 MB); off is the measured variant
+#: ``first-overload-docstring`` of benchmarks/overlay_variants.py.
+DOCUMENT_EVERY_OVERLOAD = True
 #: Whether a module function whose result holds no tensor still gets the device TypeVar
 #: on its only tensor parameter, where it constrains nothing (off: torch's own signature;
 #: benchmarks/overlay_variants.py measures it on: ``device-where-unused``).
@@ -429,6 +438,6 @@ def default_of(fn: ast.FunctionDef, param: ast.arg) -> ast.expr | None:
 
 def _clone(fn: ast.FunctionDef, keep_doc: bool) -> ast.FunctionDef:
     v = copy.deepcopy(fn)
-    if not keep_doc:
+    if not (keep_doc or DOCUMENT_EVERY_OVERLOAD):
         v.body = [ast.Expr(value=ast.Constant(value=Ellipsis))]
     return v

@@ -1,5 +1,9 @@
-"""A small LSP client for the tests and the benchmark: the server as a subprocess, JSON-RPC
-over its stdin/stdout with ``Content-Length`` framing, messages read on a thread."""
+"""A small LSP client for the tests and the benchmarks: the server as a subprocess, JSON-RPC
+over its stdin/stdout with ``Content-Length`` framing, messages read on a thread.
+
+By default the server is ``device-types lsp``; ``command`` runs another one (pyright's and
+basedpyright's in ``benchmarks/editor_bench.py``), and ``settings`` answers its
+``workspace/configuration`` requests (section name -> value)."""
 
 from __future__ import annotations
 
@@ -20,13 +24,18 @@ def uri(path: Path | str) -> str:
 
 
 class LspClient:
-    def __init__(self, cwd: Path, *args: str) -> None:
+    def __init__(self, cwd: Path, *args: str, command: list[str] | None = None,
+                 settings: dict[str, Any] | None = None) -> None:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        self.proc = subprocess.Popen([sys.executable, "-m", "device_types", "lsp", *args], cwd=cwd,
+        self.settings = settings or {}
+        argv = command if command is not None else [sys.executable, "-m", "device_types", "lsp", *args]
+        self.proc = subprocess.Popen(argv, cwd=cwd,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         self._next_id = 0
         self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
         self.diagnostics: dict[str, list[dict[str, Any]]] = {}
+        #: how many times each file's diagnostics were published
+        self.published: dict[str, int] = {}
         self.logs: list[str] = []
         self.show_document: list[dict[str, Any]] = []
         self._responses: dict[int, dict[str, Any]] = {}
@@ -74,11 +83,15 @@ class LspClient:
             method = message.get("method")
             if method == "textDocument/publishDiagnostics":
                 self.diagnostics[message["params"]["uri"]] = message["params"]["diagnostics"]
+                self.published[message["params"]["uri"]] = self.published.get(message["params"]["uri"], 0) + 1
             elif method == "window/logMessage":
                 self.logs.append(message["params"]["message"])
             elif method == "window/showDocument" and "id" in message:
                 self.show_document.append(message["params"])
                 self._send({"id": message["id"], "result": {"success": True}})
+            elif method == "workspace/configuration" and "id" in message:
+                items = message["params"].get("items", [])
+                self._send({"id": message["id"], "result": [self.settings.get(i.get("section", "")) for i in items]})
             elif "id" in message and method is not None:  # another request of the server's: answer it
                 self._send({"id": message["id"], "result": None})
             elif "id" in message:

@@ -32,7 +32,8 @@ _UNTYPED_OPERATORS = {("operators.py", "binary"), ("operators.py", "reflected")}
 #: What a version's own stubs cannot express, by checker and case function; asserted to
 #: happen, so a fix shows. torch 2.4 types the operand of binary operators as Any
 #: (``def __add__(self, other: Any) -> Tensor``): mixed-device operands are not
-#: rejected, and in mypy ``tensor / Any`` is Any (``q.shape[-1] ** 0.5`` is Any there).
+#: rejected. (``tensor / (q.shape[-1] ** 0.5)`` is Any on every version: typeshed's
+#: ``int ** float`` is Any; operators.py's ``attention_scaling`` pins it.)
 KNOWN_GAPS: dict[str, dict[str, set[tuple[str, str]]]] = {
     "2.4.1": {
         "mypy": _MIXED_OPERANDS | _UNTYPED_OPERATORS | {("composites.py", "attention")},

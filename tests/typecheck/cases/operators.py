@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import torch
 from typing_extensions import assert_type
 
@@ -25,6 +28,24 @@ def reflected(x: Tensor[CUDA]) -> None:
     assert_type(2.0 * x, Tensor[CUDA])
     assert_type(1.0 / x, Tensor[CUDA])
     assert_type(2**x, Tensor[CUDA])
+
+
+def attention_scaling(q: Tensor[CUDA], k: Tensor[CUDA]) -> None:
+    # typeshed types ``int ** float`` as ``Any``, and mypy, pyright and basedpyright give a
+    # binary operator with an ``Any`` operand ``Any`` before they look at the tensor's
+    # ``__truediv__``: no stub keeps the device there (docs/limits.md, "An Any operand").
+    d = q.shape[-1]
+    scores = q @ k.transpose(-2, -1)
+    assert_type(scores / (d**0.5), Any)
+    assert_type(scores * d**-0.5, Any)
+    # the spellings that keep it: a float divisor, or the method
+    assert_type(scores / math.sqrt(d), Tensor[CUDA])
+    assert_type(scores * (1.0 / math.sqrt(d)), Tensor[CUDA])
+    scale: float = d**0.5
+    assert_type(scores / scale, Tensor[CUDA])
+    assert_type(scores.div(d**0.5), Tensor[CUDA])
+    assert_type(scores.mul(d**-0.5), Tensor[CUDA])
+    assert_type(torch.softmax(scores / math.sqrt(d), dim=-1), Tensor[CUDA])
 
 
 def unary_and_compare(x: Tensor[CUDA], y: Tensor[CUDA]) -> None:
