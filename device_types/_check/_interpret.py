@@ -902,8 +902,8 @@ class _Walker:
         if last in self.vocab.tensor_factories:  # mindspore.tensor(arr): a device tensor of host data
             # its data is the first argument; a shape or stride after it (``Tensor(storage, shape,
             # stride)``) is metadata; what it wraps travels with it (``_wrapped``)
-            first: Value = args[0] if args else kwargs.get("data", EMPTY)
-            return self.sink(first, f'uploaded by "{last}()"', known_upload=False) | _wrapped(first)
+            data_arg: Value = args[0] if args else kwargs.get("data", EMPTY)
+            return self.sink(data_arg, f'uploaded by "{last}()"', known_upload=False) | _wrapped(data_arg)
         return self.unknown_call(node, last, all_args, kwargs, args)
 
     def host_library_call(self, node: ast.Call, dotted: str, last: str, args: list[Value], all_args: Value,

@@ -38,5 +38,5 @@ def test_example_project() -> None:
     plugin = {(m[1], int(m[2])) for m in re.finditer(r"^(src/[^:]+):(\d+): error:", expected, re.MULTILINE)}
     check = _check_lines(EXAMPLE, "--enable", "device-host-sync", "src/candle/_backends")
     typed = {(p, line) for p, line in check if not p.startswith("src/candle/_backends/npu/")}
-    assert typed == {("src/candle/_backends/mps/fallbacks.py", 41)}
+    assert typed == {("src/candle/_backends/mps/fallbacks.py", 42)}  # normalize's .item() (a host sync)
     assert typed <= plugin, f"reported by the check, fine for the plugin: {sorted(typed - plugin)}"
