@@ -84,3 +84,13 @@ def shadow_venv(name: str, ignore: Callable[[str, list[str]], list[str]]) -> tup
     shutil.copytree(site, shadow_site, copy_function=os.link, symlinks=True,
                     ignore=lambda directory, names: ignore(directory, names) if Path(directory) == site else [])
     return python, shadow_site, site
+
+
+def three_checkers(here: Path, targets: Sequence[Path], cache: str) -> dict[str, Callable[[], list[Diagnostic]]]:
+    """mypy (``here/mypy.ini``), pyright and basedpyright (``here/pyrightconfig.json``) on ``targets``."""
+    config = here / "pyrightconfig.json"
+    return {
+        "mypy": lambda: run_mypy(targets, "--config-file", str(here / "mypy.ini"), cache=cache),
+        "pyright": lambda: run_pyright("pyright", targets, config=config),
+        "basedpyright": lambda: run_pyright("basedpyright", targets, config=config),
+    }

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, SupportsIndex
 
 from .._finding import Hop
 from ._conditions import ALWAYS, Condition
@@ -63,13 +62,6 @@ class Summary:
     @property
     def fallback(self) -> FallbackPath | None:
         return self.fallbacks[0] if self.fallbacks else None
-
-    def __reduce_ex__(self, protocol: SupportsIndex) -> str | tuple[Any, ...]:
-        # the empty summary pickles by name, so a cached record's empty summary is the one
-        # object again, which the solver and the interpreter compare by identity
-        if self is EMPTY_SUMMARY:
-            return "EMPTY_SUMMARY"
-        return super().__reduce_ex__(protocol)
 
 
 EMPTY_SUMMARY = Summary()

@@ -13,19 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from ..checkers import Diagnostic, run_mypy, run_pyright
+from ..checkers import Diagnostic, three_checkers
 
 if sys.version_info < (3, 11):
     pytest.skip("jaxtyping 0.3.11 (the dev pin) needs Python 3.11", allow_module_level=True)
 
 HERE = Path(__file__).resolve().parent
 TARGETS = [HERE / "kernels.py", HERE / "backend.py"]
-CONFIG = HERE / "pyrightconfig.json"
-RUNNERS: dict[str, Callable[[], list[Diagnostic]]] = {
-    "mypy": lambda: run_mypy(TARGETS, "--config-file", str(HERE / "mypy.ini"), cache="jaxtyping"),
-    "pyright": lambda: run_pyright("pyright", TARGETS, config=CONFIG),
-    "basedpyright": lambda: run_pyright("basedpyright", TARGETS, config=CONFIG),
-}
+RUNNERS: dict[str, Callable[[], list[Diagnostic]]] = three_checkers(HERE, TARGETS, "jaxtyping")
 
 pytestmark = pytest.mark.usefixtures("fresh_overlay")
 

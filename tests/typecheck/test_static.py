@@ -10,16 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from ..checkers import Diagnostic, run_mypy, run_pyright
+from ..checkers import Diagnostic, three_checkers
 
 HERE = Path(__file__).resolve().parent
 TARGETS = [HERE / "cases", HERE / "canary.py"]
-CONFIG = HERE / "pyrightconfig.json"
-RUNNERS: dict[str, Callable[[], list[Diagnostic]]] = {
-    "mypy": lambda: run_mypy(TARGETS, "--config-file", str(HERE / "mypy.ini"), cache="typecheck"),
-    "pyright": lambda: run_pyright("pyright", TARGETS, config=CONFIG),
-    "basedpyright": lambda: run_pyright("basedpyright", TARGETS, config=CONFIG),
-}
+RUNNERS: dict[str, Callable[[], list[Diagnostic]]] = three_checkers(HERE, TARGETS, "typecheck")
 
 pytestmark = pytest.mark.usefixtures("fresh_overlay")
 
