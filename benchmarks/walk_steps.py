@@ -28,12 +28,21 @@ from benchmarks.lsp_bench import CHECKED, build  # noqa: E402
 
 PROBE = """import json, sys
 sys.path.insert(0, sys.argv[2])
-from device_types._check import check_paths, _interpret
+from device_types._check import check_paths
 from device_types._config import find_config, load_config
-walker = _interpret._Walker
+try:  # the walk as parts (``_walk``), or an older engine's one class
+    from device_types._check._walk import expressions, statements
+    owners = {"expr": expressions.Expressions, "stmt": statements.Statements, "loop": statements.Statements,
+              "carried": statements.Statements}
+    engine = statements.__file__
+except ImportError:
+    from device_types._check import _interpret
+    owners = {name: _interpret._Walker for name in ("expr", "stmt", "loop", "_carried")}
+    engine = _interpret.__file__
 counts = {"expressions": 0, "statements": 0, "loop walks": 0, "extra loop passes": 0}
 
 def counted(name, key, when=lambda result: True):
+    walker = owners.get(name)
     real = getattr(walker, name, None)
     if real is None:  # an engine without it
         counts[key] = None
@@ -48,11 +57,11 @@ def counted(name, key, when=lambda result: True):
 counted("expr", "expressions")
 counted("stmt", "statements")
 counted("loop", "loop walks")
-counted("_carried", "extra loop passes", bool)
+counted("carried" if "carried" in owners else "_carried", "extra loop passes", bool)
 result = check_paths([sys.argv[1]], load_config(find_config(".")), use_cache=False)
 counts["functions walked"] = result.walks
 counts["findings"] = len(result.findings)
-counts["engine"] = _interpret.__file__
+counts["engine"] = engine
 print(json.dumps(counts))
 """
 

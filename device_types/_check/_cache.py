@@ -197,7 +197,9 @@ def fingerprint(settings: object) -> str:
     digest.update(sys.version.encode())
     engine = os.path.dirname(os.path.realpath(__file__))
     package = os.path.dirname(engine)
-    sources = [os.path.join(d, n) for d in (engine, package) for n in os.listdir(d) if n.endswith(".py")]
+    # the check's subpackages (the walk, the rules) are engine too
+    folders = [package] + [d for d, _, _ in os.walk(engine) if "__pycache__" not in d]
+    sources = [os.path.join(d, n) for d in folders for n in os.listdir(d) if n.endswith(".py")]
     for source in sorted(sources):
         with open(source, "rb") as handle:
             digest.update(source[len(package):].encode())

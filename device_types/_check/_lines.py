@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .._finding import Hop
-from ._interpret import Facts
+from ._walk import Facts
 from ._project import Edit, FunctionInfo
 from ._summary import FallbackPath, Summary
 from ._values import Atom, LoopFilled, Root

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from ._interpret import Facts
+from ._walk import Facts
 from ._summary import Summary
 
 if TYPE_CHECKING:

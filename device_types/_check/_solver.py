@@ -22,7 +22,7 @@ from .._config import Config
 from .._vocabulary import HostVocabulary
 from . import _codes as codes
 from ._conditions import ALWAYS, Condition, disjoin
-from ._interpret import Facts, interpret
+from ._walk import Facts, interpret
 from ._lines import LineMap, Unmappable
 from ._records import Deferred, FunctionRecord, Key, Looked, RunTokens
 from ._project import Def, FunctionInfo, Module, Project, changed_meanings

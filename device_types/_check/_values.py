@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from typing import Literal, Union
 
 __all__ = ["ArrayOf", "COMPUTED", "EMPTY", "Computed", "HostOnly", "LoopFilled", "Param", "Pending", "ReadOf", "Root", "Value", "as_scalar", "is_host",
-           "host_operands", "host_operands_of", "params", "root_fields", "roots"]
+           "host_operands", "host_operands_of", "items_of", "overwritten", "params", "pending_of", "root_fields", "root_rank",
+           "roots", "wrapped"]
 
 #: ``read``: device data copied to the host; ``built``: array data made on the host.
 RootKind = Literal["read", "built"]
@@ -175,3 +176,34 @@ def as_scalar(value: Value) -> Value:
     if COMPUTED in value:
         return value
     return frozenset(replace(a, scalar=True) if isinstance(a, Root) and not a.scalar else a for a in value)
+
+
+def overwritten(buffer: Value) -> Value:
+    """A host buffer after a device-to-host copy into it: what the host built there (the
+    ``np.zeros`` staging buffer) is gone; it holds device data now."""
+    return frozenset(a for a in buffer if not (isinstance(a, Root) and a.kind == "built"))
+
+
+def items_of(container: Value) -> Value:
+    """What iterating or indexing ``container`` gives: an item of a loop-filled list is not
+    itself a loop-filled list (its other origins, e.g. data read back, stay)."""
+    if not any(isinstance(a, LoopFilled) for a in container):
+        return container
+    return frozenset(a for a in container if not isinstance(a, LoopFilled))
+
+
+def pending_of(value: Value) -> Value:
+    """The uploads pending in ``value`` (``Pending``): what a call that moves or wraps it carries."""
+    return frozenset(a for a in value if isinstance(a, Pending))
+
+
+def wrapped(given: Value) -> Value:
+    """What an object built around ``given`` holds for the walk: the parameters it wraps and
+    uploads pending (``Tensor(storage_of_uploaded_data, shape)`` is that upload), not host data
+    (a tensor around a host view of device memory is that tensor: ``_from_metal_buffer``)."""
+    return frozenset(a for a in given if isinstance(a, (Param, Pending)))
+
+
+def root_rank(root: Root) -> tuple[object, ...]:
+    return len(root.chain), root.chain, root.origin or ("", 0, ""), root.line, root.column, root.what, root.kind, \
+        root_fields(root)

@@ -11,7 +11,7 @@ import pytest
 
 from device_types._check import CheckResult, check_paths
 from device_types._check._conditions import ALWAYS, NEVER
-from device_types._check._interpret import Facts
+from device_types._check._walk import Facts
 from device_types._check._lines import LineMap, Unmappable
 from device_types._check._project import Edit, FunctionInfo, edit_between
 from device_types._check._summary import FallbackPath

@@ -1,4 +1,4 @@
-"""How the walk takes a loop (``_interpret._Walker.loop``, ``_carried``): its body again only while one
+"""How the walk takes a loop (``_walk.statements.Statements.loop``, ``_carried``): its body again only while one
 iteration leaves the next a value it reads before assigning it, so a nest of loops that
 carries nothing is walked once, not twice per level; the carried cases themselves are in
 the case project (``running_max``, ``clear_previous``, ``accumulate_rows``)."""
@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from device_types._check import _interpret, check_paths
+from device_types._check import check_paths
+from device_types._check._values import Value
+from device_types._check._walk.statements import Statements
 from device_types._check._carried import loop_reads
 from device_types._config import load_config
 
@@ -59,14 +61,14 @@ def test_a_nest_of_loops_that_carries_nothing_walks_its_innermost_body_once(
     (tmp_path / "pyproject.toml").write_text('[tool.device_types]\nbackends = { "fw._backends.mps" = "mps" }\n',
                                              encoding="utf-8")
     innermost: list[int] = []
-    real = _interpret._Walker.stmt
+    real = Statements.stmt
 
-    def counting(self: _interpret._Walker, node: ast.stmt, env: dict[str, _interpret.Value]) -> None:
+    def counting(self: Statements, node: ast.stmt, env: dict[str, Value]) -> None:
         if isinstance(node, ast.Assign) and node.col_offset == 4 * (depth + 1):
             innermost.append(node.lineno)
         real(self, node, env)
 
-    monkeypatch.setattr(_interpret._Walker, "stmt", counting)
+    monkeypatch.setattr(Statements, "stmt", counting)
     monkeypatch.chdir(tmp_path)
     result = check_paths(["fw"], load_config(str(tmp_path / "pyproject.toml")), use_cache=False)
     assert result.findings == []

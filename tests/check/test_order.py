@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 
-from device_types._check._interpret import _root_rank
+from device_types._check._values import root_rank as _root_rank
 from device_types._check._solver import root_order
 from device_types._check._values import Root
 

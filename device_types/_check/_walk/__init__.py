@@ -1,0 +1,81 @@
+"""One function, abstractly executed: where host data starts, where it goes.
+
+The walk takes both arms of every branch (a loop's body again while what one iteration
+leaves reaches the next), so a host path taken only for some dtypes or chips is seen; it also
+keeps the condition under which the current statement runs (``_guards`` reads the ``if``
+tests, ``assert``s and early returns over the parameters), and every root, sink and call of a
+falling-back function records it, so a caller can tell which of a callee's paths its own
+arguments reach (``_conditions``). Values are sets of origins (``_values``); calls into the
+project are read through callee summaries (``_summary``); the host vocabulary comes from
+``device_types._semantics`` and ``_vocabulary``.
+
+The walk is parts with one job each, sharing ``WalkState``:
+
+* ``statements``: blocks, branches, loops, assignments;
+* ``expressions``: the host data each expression holds;
+* ``calls``: a call's transfer, by what it calls; ``project_calls``: a project function's,
+  through its summary;
+* ``writes``: where host data goes (uploads, writes into tensors);
+* ``recorder``: the typed events (``events.Facts``) that ``_solver`` summarises and
+  ``rules`` turns into findings.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .._guards import GuardReader
+from .._project import FunctionInfo
+from .._values import Param, Value
+from .calls import Calls
+from .events import Facts
+from .expressions import Expressions
+from .project_calls import ProjectCalls
+from .recorder import Recorder
+from .state import Resolver, WalkState
+from .statements import Statements
+from .writes import Writes
+
+__all__ = ["Facts", "FunctionInfo", "Resolver", "Walk", "interpret"]
+
+
+def interpret(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver) -> Facts:
+    walk = Walk(info, node, resolver)
+    env: dict[str, Value] = {}
+    for index, name in enumerate(info.params):
+        env[name] = frozenset({Param(index)})
+    if info.vararg:
+        env[info.vararg] = frozenset({Param(len(info.params))})
+    for offset, name in enumerate(info.kwonly):
+        env[name] = frozenset({Param(len(info.params) + 1 + offset)})
+    walk.statements.block(node.body, env)
+    return walk.recorder.finish()
+
+
+class Walk:
+    """The parts of one function's walk, each given what it uses of the others."""
+
+    def __init__(self, info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver) -> None:
+        scope: dict[str, str] = {}
+        guards = GuardReader(info, node, lambda expr: resolver.resolve(info, scope, expr), resolver.device_of(info.module))
+        self.state = state = WalkState(info, resolver, guards)
+        state.scope = scope
+        self.recorder = recorder = Recorder(state)
+        self.writes = writes = Writes(state)
+        self.statements = statements = Statements(state)
+        self.expressions = expressions = Expressions(state)
+        self.calls = calls = Calls(state)
+        self.project_calls = project_calls = ProjectCalls(state)
+        expr = expressions.expr
+        writes.expr, writes.sunk, writes.upload = expr, recorder.sunk, recorder.upload
+        statements.expr, statements.returned = expr, recorder.returned
+        statements.contain, statements.write_element, statements.write_into = \
+            writes.contain, writes.write_element, writes.write_into
+        expressions.assign, expressions.call = statements.assign, calls.call
+        for part in (calls, project_calls):
+            part.expr, part.loop_roots, part.built, part.readback = expr, recorder.loop_roots, recorder.built, \
+                recorder.readback
+            part.host_addressed, part.sink, part.upload = writes.host_addressed, writes.sink, recorder.upload
+        calls.collected, calls.contain, calls.out_argument, calls.write_into = \
+            expressions.collected, writes.contain, writes.out_argument, writes.write_into
+        calls.project_call = project_calls.project_call

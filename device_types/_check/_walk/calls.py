@@ -1,0 +1,348 @@
+"""Calls by what they call: a method, a name the project, a host library or torch resolves,
+a builtin or a callee we cannot see. Each one's transfer is read from the op-semantics table
+and the host vocabulary; a call into the project goes to ``project_calls``."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Callable
+
+from ... import _semantics as sem
+from .. import _codes as codes
+from .._values import (COMPUTED, EMPTY, ArrayOf, HostOnly, LoopFilled, Param, ReadOf, Root, Value, as_scalar, host_operands,
+                       is_host, overwritten, params, pending_of, roots, wrapped)
+from .recorder import RANGE
+from .state import WalkState
+from .syntax import (base_name, constructs, dotted_text, is_ctypes_array_type, literal_device, name_text, names_cpu, one_element,
+                     shown, targets_device, converts_dtype_only)
+
+
+_TRANSFER_METHODS = frozenset(sem.FIXED_TRANSFERS) | sem.TARGET_TRANSFERS
+#: Python sequences written out: data of a tensor made from them is the host's, never a tensor's.
+_SEQUENCE_DISPLAYS = (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.Constant)
+
+
+class Calls:
+    #: What this part uses of the others (``Walk`` binds them).
+    expr: Callable[..., Any]
+    collected: Callable[..., Any]
+    loop_roots: Callable[..., Any]
+    built: Callable[..., Any]
+    readback: Callable[..., Any]
+    contain: Callable[..., Any]
+    host_addressed: Callable[..., Any]
+    out_argument: Callable[..., Any]
+    project_call: Callable[..., Any]
+    sink: Callable[..., Any]
+    upload: Callable[..., Any]
+    write_into: Callable[..., Any]
+
+    def __init__(self, state: WalkState) -> None:
+        self.state = state
+        self.info = state.info
+        self.resolver = state.resolver
+        self.vocab = state.vocab
+        self.facts = state.facts
+
+    def call(self, node: ast.Call, env: dict[str, Value]) -> Value:
+        args = [self.expr(a.value if isinstance(a, ast.Starred) else a, env) for a in node.args]
+        kwargs = {k.arg: self.expr(k.value, env) for k in node.keywords}
+        all_args: Value = EMPTY
+        for value in (*args, *kwargs.values()):
+            all_args = all_args | value
+        out = kwargs.get("out") if kwargs else None
+        if out is not None and not is_host(out):  # ``mul(a.cpu(), 2.0, out=out)``: into a device tensor
+            operands = frozenset().union(*args, *(v for k, v in kwargs.items() if k != "out"))
+            if host_operands(operands):
+                self.sink(operands, "writes it into a device tensor with out=")
+        func = node.func
+        base = base_name(func)
+        local = base is not None and base in env and base not in ("self", "cls") and base not in self.state.scope
+        if isinstance(func, ast.Attribute):
+            # a local value shadows a module-level name: ``index.astype(...)`` where the module defines ``index``
+            dotted = None if local else self.resolver.resolve(self.info, self.state.scope, func)
+            if dotted is None:
+                receiver = self.expr(func.value, env)
+                return self.method_call(node, func, receiver, args, kwargs, all_args, env)
+            return self.named_call(node, dotted, args, kwargs, all_args, env, receiver=func.value)
+        if isinstance(func, ast.Name):
+            dotted = None if local else self.resolver.resolve(self.info, self.state.scope, func)
+            if dotted is None:
+                if self.vocab.d2h_name.search(func.id) or any(self.vocab.d2h_name.search(name_text(a)) for a in node.args):
+                    return self.d2h(node, func.id, env)  # a D2H copy we cannot see into
+                if func.id in env:  # a local callable value: unknown
+                    return self.unknown_call(node, func.id, all_args, kwargs, args)
+                return self.builtin_call(node, func.id, args, all_args, kwargs)
+            return self.named_call(node, dotted, args, kwargs, all_args, env)
+        if isinstance(func, ast.Call):  # np.vectorize(math.erf)(arr): a host function built on the spot
+            maker = self.resolver.resolve(self.info, self.state.scope, func.func)
+            if maker is not None and maker.partition(".")[0] in self.vocab.host_modules:
+                self.expr(func, env)
+                return all_args | (frozenset({COMPUTED}) if is_host(all_args) else EMPTY)
+        if is_ctypes_array_type(func, lambda e: self.resolver.resolve(self.info, self.state.scope, e)):
+            return frozenset({HostOnly("ctypes buffer")})  # (ctypes.c_char * n)(): host memory
+        callee = self.expr(func, env)
+        return self.unknown_call(node, "", all_args | callee, kwargs, args)
+
+    def method_call(self, node: ast.Call, func: ast.Attribute, receiver: Value, args: list[Value],
+                    kwargs: dict[str | None, Value], all_args: Value, env: dict[str, Value]) -> Value:
+        name = func.attr
+        if name in sem.METADATA:
+            return EMPTY
+        if name in self.vocab.raw_memory_reads:
+            return self.raw_memory(node, name, all_args)
+        if self.vocab.host_allocation.search(name):
+            return frozenset({HostOnly(name)})
+        if any(self.vocab.d2h_name.search(name_text(a)) for a in node.args):
+            return self.d2h(node, name, env)
+        if name in self.vocab.host_rng_methods and not is_host(receiver) and self.vocab.rng_receiver.search(dotted_text(func.value)):
+            return all_args | self.built(node, f'host RNG "{dotted_text(func)}()"')
+        if name in _TRANSFER_METHODS:
+            return self.transfer(node, func, receiver, name)
+        if name in sem.HOST_SYNCS:
+            if is_host(receiver):
+                return as_scalar(receiver)
+            return as_scalar(self.readback(node, receiver, f'".{name}()"', codes.READBACK))
+        if name in sem.READBACKS or self.vocab.readback_name.search(name):
+            if is_host(receiver):
+                return receiver | all_args
+            return self.readback(node, receiver, f'".{name}()"', codes.READBACK)
+        if is_host(receiver):
+            if name in self.vocab.shape_after_data_functions:  # arr.reshape(shape): the shape is metadata
+                all_args = host_operands(all_args) - {COMPUTED}
+            if name in self.vocab.host_in_place_methods:
+                self.write_into(receiver, base_name(func.value), f'".{name}()"')
+            if name in self.vocab.container_add_methods:
+                base = base_name(func.value)
+                if base is not None:
+                    self.contain(base, env.get(base, EMPTY), all_args)
+                    env[base] = env.get(base, EMPTY) | all_args
+            self.out_argument(kwargs)
+            computed = frozenset({COMPUTED}) if name not in self.vocab.host_conversions and name not in self.vocab.container_add_methods else EMPTY
+            return receiver | all_args | computed
+        if name in self.vocab.container_add_methods:
+            base = base_name(func.value)
+            if base is not None:
+                computes = self.state.loops and not all(self.collected(a) for a in node.args)
+                filled = frozenset({LoopFilled(base, node.lineno, node.col_offset)}) if computes else EMPTY
+                self.contain(base, env.get(base, EMPTY), all_args)
+                env[base] = env.get(base, EMPTY) | all_args | filled
+            return EMPTY
+        if name in sem.COPY_SOURCES:  # ``out.copy_(host)``: the source is written into the tensor
+            self.sink(all_args, f'copies it into a device tensor with ".{name}()"')
+            return receiver
+        if name in self.vocab.passthrough_methods:
+            return receiver
+        return self.unknown_call(node, name, all_args | receiver, kwargs, args)
+
+    def transfer(self, node: ast.Call, func: ast.Attribute, receiver: Value, name: str) -> Value:
+        target = sem.FIXED_TRANSFERS.get(name)
+        if name in sem.TARGET_TRANSFERS:
+            if converts_dtype_only(node):  # ``.to(torch.float)``, ``.to(x.dtype)``: same place
+                return receiver
+            target = literal_device(node, self.state.constant)
+        if target == "cpu":
+            if is_host(receiver):
+                return receiver
+            code = codes.CPU_CALL if name in sem.FIXED_TRANSFERS else codes.CPU_TARGET
+            shown = f'".{name}()"' if name in sem.FIXED_TRANSFERS else f'".{name}(\\"cpu\\")"'.replace("\\", "")
+            return self.readback(node, receiver, shown, code)
+        if is_host(receiver) or params(receiver):
+            self.sink(receiver, f'uploaded with ".{name}()"')
+        return pending_of(receiver)
+
+    def named_call(self, node: ast.Call, dotted: str, args: list[Value], kwargs: dict[str | None, Value],
+                   all_args: Value, env: dict[str, Value], receiver: ast.expr | None = None) -> Value:
+        declared = self.resolver.declared(dotted)
+        head, _, last = dotted.rpartition(".")
+        if declared == "readback":
+            first = args[0] if args else EMPTY
+            return first if is_host(first) else self.readback(node, first, shown(node), codes.READBACK)
+        if declared == "upload":
+            return self.sink(args[0] if args else all_args, f'uploaded with "{last}()"')
+        if any(self.vocab.d2h_name.search(name_text(a)) for a in node.args):  # memcpy(dst, src, n, DEVICE_TO_HOST)
+            return self.d2h(node, dotted, env)
+        direction = self.copy_direction(node, last)
+        if direction == "d2h":  # acl.rt.memcpy(dst, n, src, n, 2), a wrapper of the same name too
+            return self.d2h(node, dotted, env)
+        if direction == "h2d":
+            api = self.vocab.copy_api[last]
+            if api.source < len(args):
+                self.sink(args[api.source], f'copied to device memory with "{last}()"')
+            return EMPTY
+        callee = self.resolver.function(dotted)
+        if callee is not None:
+            return self.project_call(node, callee, args, kwargs, env, receiver)
+        top = dotted.partition(".")[0]
+        if dotted in self.vocab.scalar_decoders:  # struct.unpack("f", raw)[0]: Python scalars
+            return as_scalar(all_args)
+        if self.vocab.d2h_name.search(dotted):
+            return self.d2h(node, dotted, env)
+        if self.vocab.upload_name.search(last):
+            return self.sink(all_args, f'uploaded with "{last}()"')
+        if self.vocab.host_allocation.search(last):
+            return frozenset({HostOnly(last)})
+        if last in self.vocab.raw_copies:
+            self.host_addressed(last, all_args)
+            if len(args) > 1 and is_host(args[0]) and not args[1]:
+                # memmove(host_buffer, t.data_ptr(), n): a pointer from tensor metadata, read into host memory
+                return self.d2h(node, dotted, env)
+            for value in args[1:]:
+                self.sink(value, f'copied to device memory with "{last}()"')
+            return EMPTY
+        if top in self.vocab.host_modules:
+            return self.host_library_call(node, dotted, last, args, all_args, kwargs)
+        if top == "torch" or top == "ctypes":
+            if last in sem.TENSOR_DATA_FACTORIES or last in sem.HOST_FACTORIES:
+                if targets_device(node, self.state.constant):
+                    self.sink(all_args, f'uploaded with "{last}()"')
+                    for root in self.loop_roots(all_args):
+                        self.upload(root, f'uploaded with "{last}()"')
+                if targets_device(node, self.state.constant):
+                    return EMPTY
+                data = node.args[0] if node.args else None
+                if params(all_args) and not isinstance(data, _SEQUENCE_DISPLAYS):
+                    return all_args  # ``torch.as_tensor(x)``: x's device, whatever it is
+                # ``torch.tensor(idx)``: a CPU tensor of the host's data (a loop's list: built there)
+                built = frozenset(self.loop_roots(all_args))
+                return frozenset(a for a in all_args if not isinstance(a, LoopFilled)) | built \
+                    | frozenset({HostOnly(f"{last}() on the CPU")})
+            if last in self.vocab.raw_memory_reads:
+                return self.raw_memory(node, last, all_args)
+            if last in self.vocab.host_buffer_factories:
+                return frozenset({HostOnly(last)})
+            if self.vocab.host_allocation.search(last):
+                return frozenset({HostOnly(last)})
+            if targets_device(node, self.state.constant):
+                # created on the device (``torch.zeros(n, device=x.device)``): host values
+                # among its arguments are uploaded (a Python scalar sizes or fills it: no
+                # upload of data, ``sink``), and the result is no host data
+                return self.sink(all_args, f'uploaded by "{last}()"', known_upload=False)
+            if last in sem.CREATION_FACTORIES and not any(k.arg == sem.DEVICE_PARAMETER for k in node.keywords):
+                # ``torch.arange(n)``: made on the CPU (no device named), from sizes: host memory
+                # holding nobody's device data; reading it back reads nothing from a device
+                return frozenset({HostOnly(f"{last}() on the CPU")})
+            if names_cpu(node, self.state.constant):
+                # ``torch.linspace(0, r, n, device="cpu")``: a tensor made on the host, whose
+                # ``.tolist()`` reads no device data (uploaded, it is host-built data)
+                return all_args | self.built(node, f'"{dotted}()" on the host')
+            return all_args | host_operands(all_args) if is_host(all_args) else EMPTY
+        if self.vocab.readback_name.search(last) and "dtype" not in last.lower():
+            first = args[0] if args else EMPTY
+            if is_host(first):
+                return first
+            return self.readback(node, first, shown(node), codes.READBACK)
+        if last in self.vocab.tensor_factories:  # mindspore.tensor(arr): a device tensor of host data
+            # its data is the first argument; a shape or stride after it (``Tensor(storage, shape,
+            # stride)``) is metadata; what it wraps travels with it (``wrapped``)
+            data_arg: Value = args[0] if args else kwargs.get("data", EMPTY)
+            return self.sink(data_arg, f'uploaded by "{last}()"', known_upload=False) | wrapped(data_arg)
+        return self.unknown_call(node, last, all_args, kwargs, args)
+
+    def host_library_call(self, node: ast.Call, dotted: str, last: str, args: list[Value], all_args: Value,
+                          kwargs: dict[str | None, Value]) -> Value:
+        module = dotted.rpartition(".")[0]
+        if last in self.vocab.host_metadata_functions and module.partition(".")[0] == "numpy":
+            return EMPTY
+        self.out_argument(kwargs)
+        if last == "copyto" and args:
+            self.write_into(args[0], base_name(node.args[0]), '"copyto()"')
+        if any(module == m or module.startswith(m + ".") for m in self.vocab.host_rng_modules) or dotted in self.vocab.host_rng_modules:
+            return all_args | self.built(node, f'host RNG "{dotted}()"')
+        if module.partition(".")[0] == "numpy" and last in self.vocab.host_array_builders:
+            built = self.built(node, f'numpy "{last}()"', weak=True)
+            if last in self.vocab.shape_first_builders and node.args and one_element(node.args[0]):
+                # np.full((1,), value): one staged scalar
+                return all_args | as_scalar(built)
+            return all_args | built
+        if module.partition(".")[0] == "numpy":
+            # np.array(idx) of a loop-filled list: array data built on the host. Only the data
+            # argument is data: a shape or axes argument (``np.broadcast_to(a, out_shape)``,
+            # ``np.empty(out_shape)``) is metadata, however it was built
+            if last in self.vocab.shape_after_data_functions and args:
+                all_args = args[0] | host_operands(all_args) - {COMPUTED}
+            data = args[0] if args and last not in self.vocab.shape_first_functions else EMPTY
+            built = frozenset(self.loop_roots(data)) | frozenset(ArrayOf(i) for i in params(data))
+            all_args = frozenset(a for a in all_args if not isinstance(a, (LoopFilled, ArrayOf))) | built
+        if last in self.vocab.host_conversions or not is_host(all_args):
+            return all_args
+        if last not in self.vocab.shape_after_data_functions and not any(
+                isinstance(a, (ReadOf, HostOnly)) or (isinstance(a, Root) and not a.weak) for a in all_args):
+            # numpy computing with data built from metadata alone (``np.cos(angles)``): what it
+            # makes is computed data, no longer metadata; rearranging (``np.tile``) is not computing
+            computed = frozenset(a for a in all_args if not (isinstance(a, Root) and a.weak))
+            return computed | self.built(node, f'numpy "{last}()"') | frozenset({COMPUTED})
+        return all_args | frozenset({COMPUTED})
+
+    def d2h(self, node: ast.Call, dotted: str, env: dict[str, Value]) -> Value:
+        """A device-to-host memcpy: its destination (first argument) now holds device data."""
+        short = dotted.rpartition(".")[2]
+        sources: Value = EMPTY
+        for arg in node.args[1:]:  # the device pointer is metadata of a tensor: whose?
+            for name in ast.walk(arg):
+                if isinstance(name, ast.Name):
+                    sources = sources | frozenset(a for a in env.get(name.id, EMPTY) if isinstance(a, Param))
+        value = self.readback(node, sources, f'"{short}()" (device-to-host copy)', codes.READBACK)
+        if node.args:
+            destination = node.args[0]
+            while isinstance(destination, ast.Call) and destination.args:  # ctypes.addressof(buf), int(p)
+                destination = destination.args[0]
+            base = base_name(destination)
+            if base is not None:
+                current = env.get(base, EMPTY)
+                for index in params(current):
+                    self.facts.reads_into.add(index)
+                    self.facts.escaped |= set(roots(value))
+                env[base] = overwritten(current) | value
+        return value
+
+    def raw_memory(self, node: ast.Call, name: str, pointer: Value) -> Value:
+        """A view of raw memory (``from_address``): what the pointer holds, when that is known
+        (host memory, data already read back); otherwise device memory read by the host."""
+        if pointer:
+            return pointer
+        return self.readback(node, EMPTY, f'"{name}()" (raw memory read)', codes.READBACK)
+
+    def builtin_call(self, node: ast.Call, name: str, args: list[Value], all_args: Value,
+                     kwargs: dict[str | None, Value]) -> Value:
+        if name in self.vocab.metadata_builtins:
+            return EMPTY
+        if name in self.vocab.scalar_builtins:
+            return as_scalar(all_args)
+        if name in self.vocab.host_builtins:
+            return all_args | (frozenset({COMPUTED}) if is_host(all_args) and name not in self.vocab.plain_builtins else EMPTY)
+        if name == "range":  # a counter sequence: host-built index data once materialised
+            return frozenset({LoopFilled(RANGE, node.lineno, node.col_offset)})
+        if name in self.vocab.inert_builtins:
+            return EMPTY
+        return self.unknown_call(node, name, all_args, kwargs, args)
+
+    def copy_direction(self, node: ast.Call, name: str) -> str | None:
+        """``"d2h"``/``"h2d"`` for a copy whose direction is an argument value (``_vocabulary.CopyApi``)."""
+        api = self.vocab.copy_api.get(name)
+        if api is None or api.kind >= len(node.args):
+            return None
+        kind = node.args[api.kind]
+        value = kind.value if isinstance(kind, ast.Constant) else name_text(kind) or None
+        if value in api.device_to_host:
+            return "d2h"
+        if value in api.host_to_device:
+            return "h2d"
+        return None
+
+    def unknown_call(self, node: ast.Call, name: str, all_args: Value, kwargs: dict[str | None, Value],
+                     args: list[Value]) -> Value:
+        """A callee we cannot see: a device kernel, unless it names a device as its target."""
+        self.host_addressed(name, all_args)
+        if self.vocab.upload_name.search(name):
+            return self.sink(all_args, f'uploaded by "{name}()"')
+        if targets_device(node, self.state.constant):
+            return self.sink(all_args, f'uploaded by "{name}()"' if name else "uploaded", known_upload=False)
+        if self.vocab.conversion_name.search(name):  # re-typed raw data: what it got, as it is
+            return frozenset(a for a in all_args if isinstance(a, (Root, ReadOf, HostOnly, Param)))
+        if constructs(name):  # a class wraps what it is given (``Tensor(storage, shape)``)
+            return wrapped(all_args)
+        # a callee we cannot see runs where its operands are: given host data, its result is
+        # host data, and uploading it uploads what the host made. Whether it computes or only
+        # converts (``Image.fromarray``) is not known: returned as is, it is no finding.
+        return host_operands(all_args) - {COMPUTED}

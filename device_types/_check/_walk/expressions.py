@@ -1,0 +1,161 @@
+"""Expressions: the host data each one holds (``_values``); a call goes to ``calls``."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Callable
+
+from ... import _semantics as sem
+from .._conditions import conjoin
+from .._values import COMPUTED, EMPTY, LoopFilled, Value, items_of, is_host
+from .recorder import COMPREHENSION
+from .state import WalkState
+from .syntax import counts
+
+
+#: expression type -> its ``Expressions.expr_*`` method (False: none; the children are walked)
+_EXPR_METHODS: dict[type, Any] = {}
+
+
+class Expressions:
+    #: What this part uses of the others (``Walk`` binds them).
+    assign: Callable[..., Any]
+    call: Callable[..., Any]
+
+    def __init__(self, state: WalkState) -> None:
+        self.state = state
+        self.info = state.info
+        self.resolver = state.resolver
+        self.vocab = state.vocab
+        self.facts = state.facts
+
+    def expr(self, node: ast.expr | None, env: dict[str, Value]) -> Value:
+        if node is None:
+            return EMPTY
+        kind = node.__class__
+        if kind is ast.Name:  # the commonest node: no dispatch
+            return env.get(node.id, EMPTY)  # type: ignore[attr-defined]
+        if kind is ast.Constant:
+            return EMPTY
+        method = _EXPR_METHODS.get(kind)
+        if method is None:
+            method = _EXPR_METHODS[kind] = getattr(Expressions, f"expr_{kind.__name__}", False)
+        if method:
+            return method(self, node, env)  # type: ignore[no-any-return,operator]
+        value: Value = EMPTY
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                value = value | self.expr(child, env)
+        return value
+
+    def expr_Name(self, node: ast.Name, env: dict[str, Value]) -> Value:
+        return env.get(node.id, EMPTY)
+
+    def expr_Constant(self, node: ast.Constant, env: dict[str, Value]) -> Value:
+        return EMPTY
+
+    def expr_JoinedStr(self, node: ast.JoinedStr, env: dict[str, Value]) -> Value:
+        for child in ast.walk(node):
+            if isinstance(child, ast.Call):
+                self.expr(child, env)
+        return EMPTY
+
+    def expr_Lambda(self, node: ast.Lambda, env: dict[str, Value]) -> Value:
+        return EMPTY
+
+    def expr_IfExp(self, node: ast.IfExp, env: dict[str, Value]) -> Value:
+        """``a if test else b``: each side is evaluated under its side of the test, as the arms
+        of an ``if`` are (``np.roots(c.cpu().numpy()) if exact else c.double()``)."""
+        self.expr(node.test, env)
+        when_true, when_false = self.state.test(node.test)
+        outer = self.state.path
+        try:
+            self.state.path = conjoin(outer, when_true)
+            value = self.expr(node.body, env)
+            self.state.path = conjoin(outer, when_false)
+            return value | self.expr(node.orelse, env)
+        finally:
+            self.state.path = outer
+
+    def expr_Attribute(self, node: ast.Attribute, env: dict[str, Value]) -> Value:
+        value = self.expr(node.value, env)
+        return EMPTY if node.attr in sem.METADATA else value
+
+    def expr_BinOp(self, node: ast.BinOp, env: dict[str, Value]) -> Value:
+        value = self.expr(node.left, env) | self.expr(node.right, env)
+        return value | frozenset({COMPUTED}) if is_host(value) else value
+
+    def expr_Compare(self, node: ast.Compare, env: dict[str, Value]) -> Value:
+        value = self.expr(node.left, env)
+        for comparator in node.comparators:
+            value = value | self.expr(comparator, env)
+        if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
+            return EMPTY
+        return value
+
+    def expr_Subscript(self, node: ast.Subscript, env: dict[str, Value]) -> Value:
+        value = self.expr(node.value, env)
+        index = self.expr(node.slice, env)  # an index computed on the host picks host data too
+        return (value if isinstance(node.slice, ast.Slice) else items_of(value)) | index
+
+    def expr_NamedExpr(self, node: ast.NamedExpr, env: dict[str, Value]) -> Value:
+        value = self.expr(node.value, env)
+        self.assign(node.target, value, env)
+        return value
+
+    def expr_ListComp(self, node: ast.ListComp, env: dict[str, Value]) -> Value:
+        value = self.comprehension(node, env, [node.elt])
+        items = {g.target.id for g in node.generators if isinstance(g.target, ast.Name) and not counts(g.iter, self.vocab)}
+        if self.collected(node.elt, items):  # [k for k in keys if ...], [op(t) for t in ts]: no data computed
+            return value
+        return value | frozenset({LoopFilled(COMPREHENSION, node.lineno, node.col_offset)})
+
+    def expr_GeneratorExp(self, node: ast.GeneratorExp, env: dict[str, Value]) -> Value:
+        return self.comprehension(node, env, [node.elt])
+
+    expr_SetComp = expr_GeneratorExp
+
+    def expr_DictComp(self, node: ast.DictComp, env: dict[str, Value]) -> Value:
+        return self.comprehension(node, env, [node.key, node.value])
+
+    def expr_Call(self, node: ast.Call, env: dict[str, Value]) -> Value:
+        outer, self.state.pending = self.state.pending, EMPTY
+        try:
+            value = self.call(node, env)
+            pending = self.state.pending
+            return value | pending if pending else value
+        finally:
+            self.state.pending = outer
+
+    def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp,
+                       env: dict[str, Value], elements: list[ast.expr]) -> Value:
+        inner = dict(env)
+        for generator in node.generators:
+            self.assign(generator.target, items_of(self.expr(generator.iter, inner)), inner)
+            for condition in generator.ifs:
+                self.expr(condition, inner)
+        value: Value = EMPTY
+        for element in elements:
+            value = value | self.expr(element, inner)
+        return value
+
+    def collected(self, element: ast.expr, items: set[str] = frozenset()) -> bool:  # type: ignore[assignment]
+        """An element that a loop collects rather than computes: an item of a container being
+        iterated, or what a project function returns (a device tensor, typically)."""
+        if isinstance(element, ast.Starred):
+            element = element.value
+        if isinstance(element, ast.Name):
+            return element.id in items or element.id in self.state.items
+        if isinstance(element, ast.Constant):  # None, Ellipsis, a name: keys, not numbers
+            return not isinstance(element.value, (int, float, complex)) or isinstance(element.value, bool)
+        if isinstance(element, (ast.Tuple, ast.List)):
+            return all(self.collected(e, items) for e in element.elts)
+        if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id in self.vocab.key_builtins:
+            return True
+        if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id in \
+                self.vocab.scalar_builtins and len(element.args) == 1 and not element.keywords:
+            return self.collected(element.args[0], items)  # ``float(v) for v in data``: the items, converted
+        if isinstance(element, ast.Call) and isinstance(element.func, (ast.Name, ast.Attribute)):
+            dotted = self.resolver.resolve(self.info, self.state.scope, element.func)
+            return dotted is not None and self.resolver.function(dotted) is not None
+        return False

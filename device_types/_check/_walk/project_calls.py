@@ -1,0 +1,187 @@
+"""A call of a project function, read through its summary: what it returns, uploads and reads
+into, the fallback paths of a backend callee this call can take, and when."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+from typing import Any, Callable
+
+from .. import _codes as codes
+from .._conditions import NEVER, Binding, Condition, conjoin, disjoin, substitute
+from .._guards import parameter_names
+from .._project import FunctionInfo
+from .._summary import EMPTY_SUMMARY
+from .._values import EMPTY, Root, Value, as_scalar, host_operands_of, is_host, overwritten, params, root_rank, wrapped
+from .state import WalkState
+from .syntax import argument_node, base_name, constructs, is_class_ref, targets_device
+
+
+class ProjectCalls:
+    #: What this part uses of the others (``Walk`` binds them).
+    loop_roots: Callable[..., Any]
+    built: Callable[..., Any]
+    host_addressed: Callable[..., Any]
+    readback: Callable[..., Any]
+    sink: Callable[..., Any]
+    upload: Callable[..., Any]
+    expr: Callable[..., Any]
+
+    def __init__(self, state: WalkState) -> None:
+        self.state = state
+        self.info = state.info
+        self.resolver = state.resolver
+        self.vocab = state.vocab
+        self.facts = state.facts
+
+    def project_call(self, node: ast.Call, callee: FunctionInfo, args: list[Value], kwargs: dict[str | None, Value],
+                     env: dict[str, Value], receiver: ast.expr | None) -> Value:
+        self.facts.callees.add(callee.key)
+        if self.state.loops:  # (host_addressed looks at loops alone: no union of the arguments outside them)
+            self.host_addressed(callee.short, frozenset().union(*args, *kwargs.values()))
+        if targets_device(node, self.state.constant):
+            for value in (*args, *kwargs.values()):
+                self.sink(value, f'uploaded by "{callee.short}()"', known_upload=False)
+            # ``tensor_create([rows, cols], device=d)``: a list a loop built, as its data (the
+            # first argument; a shape or stride after it is metadata)
+            for root in self.loop_roots(args[0] if args else kwargs.get("data", EMPTY)):
+                self.upload(root, f'uploaded by "{callee.short}()"')
+        if self.resolver.is_cpu_backend(callee.module):
+            self.facts.cpu_backend_calls.append((node.lineno, node.col_offset, callee.qualname))
+            site = (node.lineno, node.col_offset)
+            self.facts.cpu_when[site] = disjoin(self.facts.cpu_when.get(site, NEVER), self.state.path)
+        summary = self.resolver.summary(callee)
+        bindings: dict[int, Binding] | None = None
+        if summary.falls_back and self.resolver.is_backend(callee.module):
+            bindings = self.bindings(callee, node, receiver)
+            for inner in summary.fallbacks:  # the callee's paths this call can take, and when
+                when = conjoin(self.state.path, substitute(inner.when, bindings))
+                if when:
+                    self.facts.indirect.append((node.lineno, node.col_offset, callee, replace(inner, when=when)))
+        if summary is EMPTY_SUMMARY:
+            # most callees: nothing returned, uploaded or read into from any argument, so the
+            # arguments need no binding (a resolved receiver is a name chain: evaluating it
+            # again records nothing); one given host data computes with it there
+            if constructs(callee.short):
+                return wrapped(frozenset().union(*args, *kwargs.values())) if args or kwargs else EMPTY
+            return host_operands_of((*args, *kwargs.values()))
+        bound = bind_arguments(callee, node, args, kwargs, receiver, env, self.expr)
+        # host data the summary does not account for (not returned as it is, uploaded or read
+        # into) the callee computes with where it is: its result is host data too
+        consumed = summary.returns_param | summary.returns_read_of | summary.uploads | summary.array_uploads \
+            | summary.maybe_uploads | summary.reads_into
+        unaccounted = [v for i, v in bound.items() if v and i not in consumed]
+        result: Value = wrapped(frozenset().union(*unaccounted)) if constructs(callee.short) \
+            else host_operands_of(unaccounted)
+        for index in summary.returns_read_of:
+            arg = bound.get(index, EMPTY)
+            if is_host(arg):
+                result = result | arg
+            else:
+                read = self.readback(node, arg, None, codes.READBACK)
+                result = result | (as_scalar(read) if summary.scalar_return else read)
+        for index in summary.returns_param:
+            result = result | bound.get(index, EMPTY)
+        # shortest chain first, so one call site always gets the same root; a chain that
+        # comes back here (recursion) is this function's own root already
+        # a root the callee returns only on some of its paths comes back only where this
+        # call can take one of them (``rates(x, stagewise=True)`` takes the stagewise return)
+        conditions = dict(summary.returned_when)
+        for returned in sorted(summary.returned_roots, key=root_rank):
+            if callee.key != self.info.key and self.info.qualname not in returned.chain:
+                when = self.state.path
+                inner_when = conditions.get(returned)
+                if inner_when is not None:
+                    if bindings is None:
+                        bindings = self.bindings(callee, node, receiver)
+                    when = conjoin(self.state.path, substitute(inner_when, bindings))
+                    if not when:
+                        continue
+                result = result | self.reroot(node, callee, returned, when)
+        for index in summary.uploads:
+            self.sink(bound.get(index, EMPTY), f'uploaded by "{callee.short}()"')
+        for index in summary.array_uploads:
+            for root in self.loop_roots(bound.get(index, EMPTY)):
+                self.upload(root, f'uploaded by "{callee.short}()"')
+        for index in summary.maybe_uploads - summary.uploads:
+            self.sink(bound.get(index, EMPTY), f'uploaded by "{callee.short}()"', known_upload=False)
+        for index in summary.reads_into:
+            arg_node = argument_node(callee, node, index)
+            base = base_name(arg_node) if arg_node is not None else None
+            if base is not None:
+                current = env.get(base, EMPTY)
+                self.facts.reads_into |= params(current)
+                env[base] = overwritten(current) | self.readback(node, EMPTY, None, codes.READBACK)
+        return result
+
+    def bindings(self, callee: FunctionInfo, node: ast.Call, receiver: ast.expr | None) -> dict[int, Binding]:
+        """What this call passes for each callee parameter that a condition can use: a literal
+        (written here, or the callee's default when omitted) or one of this function's subjects."""
+        guards = self.state.guards
+        if guards is None:
+            return {}
+        names = parameter_names(callee)
+        found: dict[int, Binding | None] = {}
+        offset = 0
+        if callee.class_name is not None and receiver is not None and callee.params \
+                and callee.params[0] in ("self", "cls") and not is_class_ref(receiver):
+            found[0] = guards.subject(receiver)
+            offset = 1
+        splat = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
+        for position, arg in enumerate(node.args):
+            if isinstance(arg, ast.Starred) or position + offset >= len(callee.params):
+                break
+            found[position + offset] = self.binding(arg)
+        for keyword in node.keywords:
+            if keyword.arg is not None and keyword.arg in names:
+                found[names.index(keyword.arg)] = self.binding(keyword.value)
+        if not splat:
+            for name, value in callee.defaults:
+                found.setdefault(names.index(name), ("lit", value))
+        return {index: bound for index, bound in found.items() if bound is not None}
+
+    def binding(self, arg: ast.expr) -> Binding | None:
+        assert self.state.guards is not None
+        literal = self.state.guards.literal(arg)
+        if literal is not None:
+            return ("lit", literal[0])
+        return self.state.guards.passed(arg)
+
+    def reroot(self, node: ast.Call, callee: FunctionInfo, inner: Root, when: Condition) -> Value:
+        """The callee's returned root as this function's, made at the call under ``when``."""
+        origin = inner.origin or (inner.path, inner.line, inner.what)
+        chain = (callee.qualname, *inner.chain)
+        # the callee's own call of the helper it got the data from is a step on the way
+        steps = ((inner.path, inner.line, inner.column, inner.what), *inner.steps) if inner.origin else ()
+        what = None
+        outer, self.state.path = self.state.path, when
+        try:
+            made = (self.readback(node, EMPTY, what, inner.code, chain, origin, steps) if inner.kind == "read"
+                    else self.built(node, what, chain, origin, steps, weak=inner.weak))
+        finally:
+            self.state.path = outer
+        return as_scalar(made) if inner.scalar else made
+
+
+def bind_arguments(callee: FunctionInfo, node: ast.Call, args: list[Value], kwargs: dict[str | None, Value],
+          receiver: ast.expr | None, env: dict[str, Value], expr: Callable[[ast.expr, dict[str, Value]], Value]) -> dict[int, Value]:
+    """Argument values by the callee's parameter index."""
+    bound: dict[int, Value] = {}
+    offset = 0
+    if callee.class_name is not None and receiver is not None and callee.params:
+        first = callee.params[0]
+        if first in ("self", "cls"):
+            bound[0] = expr(receiver, env) if not is_class_ref(receiver) else EMPTY
+            offset = 1
+    for position, value in enumerate(args):
+        index = position + offset
+        if index < len(callee.params):
+            bound[index] = bound.get(index, EMPTY) | value
+        elif callee.vararg is not None:
+            vararg = len(callee.params)
+            bound[vararg] = bound.get(vararg, EMPTY) | value
+    for name, value in kwargs.items():
+        if name in callee.params:
+            index = callee.params.index(name)
+            bound[index] = bound.get(index, EMPTY) | value
+    return bound

@@ -1,0 +1,273 @@
+"""Statements: blocks and the conditions their tests and early exits put on what follows,
+branches joined, loops walked again while an iteration carries new host data to the next,
+assignments and loop targets."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from typing import Any, Callable
+
+from .._conditions import NEVER, Condition, conjoin, disjoin
+from .._project import import_bindings
+from .._values import EMPTY, HostOnly, Value, items_of, roots
+from .._carried import loop_reads
+from .state import WalkState
+from .syntax import base_name, counts, device_guard, exits, host_guard, targets_device, terminates
+
+
+#: The most times a loop's body is walked: values only grow, and a third pass is rarely needed.
+_LOOP_PASSES = 3
+
+
+class Statements:
+    #: What this part uses of the others (``Walk`` binds them).
+    expr: Callable[..., Any]
+    contain: Callable[..., Any]
+    write_element: Callable[..., Any]
+    write_into: Callable[..., Any]
+    returned: Callable[..., Any]
+
+    def __init__(self, state: WalkState) -> None:
+        self.state = state
+        self.info = state.info
+        self.resolver = state.resolver
+        self.vocab = state.vocab
+        self.facts = state.facts
+
+    def block(self, body: Iterable[ast.stmt], env: dict[str, Value]) -> None:
+        """The statements of one block; a test that ends an arm (``if not ok: raise``,
+        ``if x.device.type == "npu": return x``) constrains the rest of the block."""
+        outer = self.state.path
+        for stmt in body:
+            self.stmt(stmt, env)
+            if isinstance(stmt, ast.If):
+                continues = self.continuation(stmt)
+                if continues is not None:
+                    self.state.path = conjoin(self.state.path, continues)
+                    name = device_guard(stmt.test) if terminates(stmt.body) else None
+                    if name is not None and name in env:  # the rest sees a value not on the device
+                        env[name] = env[name] | frozenset({HostOnly("not on the device")})
+            elif isinstance(stmt, ast.Assert):
+                self.state.path = conjoin(self.state.path, self.state.test(stmt.test)[0])
+        self.state.path = outer
+
+    def continuation(self, stmt: ast.If) -> Condition | None:
+        """When the statement after ``stmt`` runs, if an arm of it (or of its ``elif``s) ends
+        in a return or raise: ``if a: return ... elif b: return ...`` continues when neither.
+        None: every arm goes on (or none does: dead code keeps the path it had)."""
+        exits_body = terminates(stmt.body)
+        chained = stmt.orelse[0] if len(stmt.orelse) == 1 and isinstance(stmt.orelse[0], ast.If) else None
+        inner = self.continuation(chained) if chained is not None else None
+        exits_else = chained is None and terminates(stmt.orelse)
+        if not exits_body and not exits_else and inner is None:
+            return None
+        when_true, when_false = self.state.test(stmt.test)
+        after_body = NEVER if exits_body else when_true
+        after_else = NEVER if exits_else else (conjoin(when_false, inner) if inner is not None else when_false)
+        continues = disjoin(after_body, after_else)
+        return continues if continues else None
+
+    def stmt(self, node: ast.stmt, env: dict[str, Value]) -> None:
+        if isinstance(node, ast.Assign):
+            value = self.expr(node.value, env)
+            for target in node.targets:
+                self.assign(target, value, env, source=node.value)
+                if isinstance(target, ast.Name) and isinstance(node.value, ast.Call) and targets_device(node.value, self.state.constant):
+                    self.state.on_device.add(target.id)
+        elif isinstance(node, ast.AnnAssign):
+            if node.value is not None:
+                self.assign(node.target, self.expr(node.value, env), env)
+                if isinstance(node.target, ast.Name) and isinstance(node.value, ast.Call) and targets_device(node.value, self.state.constant):
+                    self.state.on_device.add(node.target.id)
+        elif isinstance(node, ast.AugAssign):
+            value = self.expr(node.value, env)
+            current = self.expr(node.target, env)
+            if isinstance(node.target, ast.Subscript):
+                self.write_element(node.target, self.expr(node.target.value, env), value, "an in-place update", env,
+                                   node.value)
+            else:
+                self.write_into(current, base_name(node.target), "an in-place update", value)
+            self.assign(node.target, current | value, env, augment=True)
+        elif isinstance(node, ast.Return):
+            if node.value is not None:
+                self.returned(self.expr(node.value, env))
+        elif isinstance(node, ast.Expr):
+            self.expr(node.value, env)
+        elif isinstance(node, ast.If):
+            self.expr(node.test, env)
+            when_true, when_false = self.state.test(node.test)
+            self.branches([node.body, node.orelse], env, host_guard(node.test, self.state.constant),
+                          [conjoin(self.state.path, when_true), conjoin(self.state.path, when_false)])
+        elif isinstance(node, ast.While):
+            self.expr(node.test, env)
+            self.state.loops += 1
+            self.loop(node, env)
+            self.state.loops -= 1
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            columns = self.zipped(node.iter, node.target, env)
+            items = frozenset().union(*columns) if columns is not None else self.expr(node.iter, env)
+            self.bind_items(node.target, node.iter, items, env, columns=columns)
+            if isinstance(node.target, ast.Name) and not counts(node.iter, self.vocab):
+                self.state.items.add(node.target.id)
+            self.state.loops += 1
+            self.loop(node, env, items_of(items), columns)
+            self.state.loops -= 1
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                value = self.expr(item.context_expr, env)
+                if item.optional_vars is not None:
+                    self.assign(item.optional_vars, value, env)
+            self.block(node.body, env)
+        elif isinstance(node, ast.Try) or node.__class__.__name__ == "TryStar":
+            self.block(node.body, env)  # type: ignore[attr-defined]
+            arms = [h.body for h in node.handlers] + [node.orelse]  # type: ignore[attr-defined]
+            self.branches(arms, env)
+            self.block(node.finalbody, env)  # type: ignore[attr-defined]
+        elif isinstance(node, (ast.Raise, ast.Assert)):
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.expr(child, env)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            self.local_import(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            self.state.scope[node.name] = f"{self.info.module}.{self.info.qualname}.<locals>.{node.name}"
+            env.pop(node.name, None)
+        elif isinstance(node, ast.Match):
+            self.expr(node.subject, env)
+            self.branches([case.body for case in node.cases] + [[]], env)
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    env.pop(target.id, None)
+
+    def loop(self, node: ast.For | ast.AsyncFor | ast.While, env: dict[str, Value], element: Value = EMPTY,
+             columns: list[Value] | None = None) -> None:
+        """A loop's body, walked again while what an iteration leaves grows a value that the
+        next iteration reads before it assigns it (``acc = x.numpy()`` at the end of the
+        body reaches ``torch.tensor(acc)`` at its start), at most ``_LOOP_PASSES`` times;
+        then its ``else``. After it, each name holds what it held before the loop or after
+        any iteration. ``element``: what a ``for`` binds its target to, at each iteration."""
+        head = env
+        for walked in range(_LOOP_PASSES):
+            body_env = dict(head)
+            if walked and not isinstance(node, ast.While):  # (the first time, the caller bound it)
+                self.bind_items(node.target, node.iter, element, body_env, elements=True, columns=columns)
+            self.block(node.body, body_env)
+            if exits(node.body):  # every iteration returns or raises: nothing carried
+                break
+            grown = [name for name, value in body_env.items()
+                     if value is not head.get(name) and not value <= head.get(name, EMPTY)]
+            if not grown:
+                break
+            carried = self.carried(node, grown, head, body_env)
+            head = dict(head)
+            for name in grown:
+                head[name] = head.get(name, EMPTY) | body_env[name]
+            if not carried:
+                break
+            if isinstance(node, ast.While):
+                self.expr(node.test, head)
+        if head is not env:
+            env.update(head)
+        self.branches([node.orelse], env)
+
+    def carried(self, node: ast.For | ast.AsyncFor | ast.While, grown: list[str], head: dict[str, Value],
+                 body_env: dict[str, Value]) -> bool:
+        """Whether the next iteration sees a value of ``grown`` that this one did not: one it
+        reads before assigning it, or a view of a tensor newly held by a name that it only
+        writes into (``arr[i] = v``: what ``arr`` merely holds is not what it views)."""
+        known = self.state.loop_reads.get(id(node))
+        if known is None:
+            known = self.state.loop_reads[id(node)] = loop_reads(node, self.vocab.container_add_methods)
+        reads, bases = known
+        for name in grown:
+            if name in reads:
+                return True
+            if name in bases:
+                before, held = head.get(name, EMPTY), self.state.contained.get(name, EMPTY)
+                if any(r.kind == "read" and not r.scalar and r not in held and r not in before
+                       for r in roots(body_env[name])):
+                    return True
+        return False
+
+    def branches(self, arms: list[list[ast.stmt]], env: dict[str, Value],
+                 guard: tuple[str, int] | None = None, paths: list[Condition] | None = None) -> None:
+        """Walk each arm from the same state and join. ``guard`` = (name, arm index): in that
+        arm the tensor ``name`` is known to be on the CPU (``if x.device.type == "cpu":``).
+        ``paths``: the condition each arm runs under (default: the current one)."""
+        results = []
+        outer = self.state.path
+        for index, arm in enumerate(arms):
+            branch_env = dict(env)
+            if guard is not None and guard[1] == index:
+                branch_env[guard[0]] = branch_env.get(guard[0], EMPTY) | frozenset({HostOnly("cpu tensor")})
+            self.state.path = paths[index] if paths is not None else outer
+            self.block(arm, branch_env)
+            self.state.path = outer
+            if not terminates(arm):  # an arm that raises or returns does not reach the join
+                results.append(branch_env)
+        for branch_env in results:
+            for name, value in branch_env.items():
+                current = env.get(name, EMPTY)
+                if value is not current:  # most names an arm did not touch: the same object
+                    env[name] = current | value if current else value
+
+    def assign(self, target: ast.expr, value: Value, env: dict[str, Value], augment: bool = False,
+               source: ast.expr | None = None) -> None:
+        """``target = value``; ``source``: the expression assigned, when it is one (``a[i] = b[j]``)."""
+        if isinstance(target, ast.Name):
+            if augment:
+                self.contain(target.id, env.get(target.id, EMPTY), value)
+            else:
+                self.state.contained.pop(target.id, None)
+                self.state.on_device.discard(target.id)
+            env[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self.assign(element.value if isinstance(element, ast.Starred) else element, value, env)
+        elif isinstance(target, ast.Subscript):
+            container = self.expr(target.value, env)
+            self.expr(target.slice, env)
+            base = base_name(target.value)
+            if not augment:
+                self.write_element(target, container, value, "an element write", env, source)
+            if base is not None and value:
+                self.contain(base, env.get(base, EMPTY), value)
+                env[base] = env.get(base, EMPTY) | value
+        elif isinstance(target, ast.Attribute):
+            self.expr(target.value, env)
+        elif isinstance(target, ast.Starred):
+            self.assign(target.value, value, env)
+
+    def zipped(self, iterable: ast.expr, target: ast.expr, env: dict[str, Value]) -> list[Value] | None:
+        """``for a, b in zip(xs, ys)``: what each of the zipped iterables holds, one per target
+        (each target takes the items of its own iterable, not of all of them); None otherwise."""
+        if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "zip"
+                and "zip" not in env and not iterable.keywords and isinstance(target, ast.Tuple)
+                and len(target.elts) == len(iterable.args) and iterable.args
+                and not any(isinstance(a, ast.Starred) for a in (*iterable.args, *target.elts))):
+            return None
+        return [self.expr(arg, env) for arg in iterable.args]
+
+    def bind_items(self, target: ast.expr, iterable: ast.expr, items: Value, env: dict[str, Value],
+                   elements: bool = False, columns: list[Value] | None = None) -> None:
+        """A loop target bound to each item of ``items`` (``elements``: already items). The index
+        that ``enumerate`` pairs each item with is a counter, not the item's data; each target of
+        ``zip`` takes its own iterable's items (``columns``)."""
+        if columns is not None and isinstance(target, ast.Tuple):
+            for element, column in zip(target.elts, columns):
+                self.assign(element, items_of(column), env)
+            return
+        item = items if elements else items_of(items)
+        if isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(iterable, ast.Call) \
+                and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate":
+            self.assign(target.elts[0], EMPTY, env)
+            self.assign(target.elts[1], item, env)
+            return
+        self.assign(target, item, env)
+
+    def local_import(self, node: ast.Import | ast.ImportFrom) -> None:
+        is_package = self.info.path.endswith("__init__.py")
+        for local, dotted in import_bindings(self.info.module, is_package, node):
+            self.state.scope[local] = dotted

@@ -1,0 +1,110 @@
+"""Where host data goes: an upload (``sink``), an element write into a device tensor, a write
+into host data that views a tensor, and a host loop that drives device copies."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+from typing import Any, Callable
+
+from .._values import EMPTY, ArrayOf, Value, params, pending_of, roots
+from .state import WalkState
+from .syntax import base_name
+
+
+class Writes:
+    #: What this part uses of the others (``Walk`` binds them).
+    expr: Callable[..., Any]
+    sunk: Callable[..., Any]
+    upload: Callable[..., Any]
+
+    def __init__(self, state: WalkState) -> None:
+        self.state = state
+        self.info = state.info
+        self.resolver = state.resolver
+        self.vocab = state.vocab
+        self.facts = state.facts
+
+    def sink(self, value: Value, how: str, known_upload: bool = True) -> Value:
+        """Host data uploaded to a device. A Python scalar staged as a kernel operand is not
+        a result computed on the host: it stays a host-sync candidate."""
+        for root in roots(value):
+            if not root.scalar:
+                self.upload(root, how)
+        if known_upload:
+            self.facts.uploaded_params |= params(value)
+            self.facts.array_uploads |= {a.index for a in value if isinstance(a, ArrayOf)}
+        else:
+            self.facts.maybe_uploaded_params |= params(value)
+        return pending_of(value)
+
+    def addresses(self, index: ast.expr, env: dict[str, Value]) -> Value:
+        """What an index addresses elements with: its plain parts (``idx[i]``), not its slice
+        bounds (``:actual_len``: a size, read back only to decide how much is copied)."""
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        found: Value = EMPTY
+        for part in parts:
+            if not isinstance(part, ast.Slice):
+                found = found | self.expr(part, env)
+        return found
+
+    def write_element(self, target: ast.Subscript, container: Value, value: Value, how: str,
+                      env: dict[str, Value], source: ast.expr | None = None) -> None:
+        """``target = value`` (or ``+=``) into ``container``: host data written into a tensor
+        made on the device is uploaded (``dev = torch.eye(4, device=d); dev[0, 2] = xs.tolist()[0]``);
+        into host data, it is ``write_into``. Only a name bound to a call that names a device
+        is known to be a tensor there: a parameter or another call's result may be a list."""
+        base = base_name(target.value)
+        if isinstance(target.value, ast.Name) and target.value.id in self.state.on_device:
+            if self.state.loops:  # ``out[i] = a[int(idx[i])]`` in a host loop: the host computes the result
+                moved = self.addresses(target.slice, env)
+                if source is not None:
+                    for sub in ast.walk(source):
+                        if isinstance(sub, ast.Subscript):
+                            moved = moved | self.addresses(sub.slice, env)
+                for root in roots(moved):
+                    if root.kind == "read":
+                        self.sunk(replace(root, scalar=False), "drives element copies into a device tensor from it")
+            outer, self.state.pending = self.state.pending, EMPTY
+            self.sink(value, "writes it into a device tensor")
+            written, self.state.pending = self.state.pending, outer
+            if written:  # the tensor now holds data the host built: a finding if it is returned
+                env[target.value.id] = env.get(target.value.id, EMPTY) | written
+            return
+        self.write_into(container, base, how, value)
+
+    def contain(self, base: str, current: Value, value: Value) -> None:
+        """``value`` is written into (or appended to) what ``base`` holds (``current``): its
+        roots are data ``base`` contains, not memory it views (``out[i] = arr`` copies)."""
+        own = frozenset(roots(current)) - self.state.contained.get(base, EMPTY)
+        added = frozenset(roots(value)) - own
+        if added:
+            self.state.contained[base] = self.state.contained.get(base, EMPTY) | added
+
+    def write_into(self, container: Value, base: str | None, how: str, value: Value = EMPTY) -> None:
+        """A write into host data: when that data is a view of a device tensor, it is the tensor
+        (and whatever host data is written lands in it). ``base``: the name written through;
+        data it holds only because it was written into it (``contain``) is not what it views."""
+        # a Python scalar read back is a value, not a view of the tensor's memory
+        # (``magnitude *= -1.0`` rebinds it)
+        held = self.state.contained.get(base, EMPTY) if base is not None else EMPTY
+        read = [r for r in roots(container) if r.kind == "read" and not r.scalar and r not in held]
+        if not read:
+            return
+        for root in (*read, *roots(value)):
+            self.sunk(root, "writes into the tensor through a host view")
+
+    def out_argument(self, kwargs: dict[str | None, Value]) -> None:
+        """``out=`` of a host computation: a write into that host data (a view of a tensor?).
+        (``out=`` a device tensor is an upload of the operands: ``call``.)"""
+        out = kwargs.get("out")
+        if out is not None:
+            self.write_into(out, None, "out=")
+
+    def host_addressed(self, name: str, all_args: Value) -> None:
+        """A device copy issued from a host loop with addresses computed from data read back
+        (``memcpy_d2d(out + i, src + int(idx[i]) * n)``): the host computes the op's result."""
+        if self.state.loops and self.vocab.device_copy.search(name):
+            for root in roots(all_args):
+                if root.kind == "read":  # the data read back, whether or not it was made a scalar
+                    self.sunk(replace(root, scalar=False), f'drives "{name}()" element by element from it')
