@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
-__all__ = ["Code", "ALL", "BY_NAME", "PLUGIN", "CHECK", "AUDIT", "codes_of", "explain_tail", "explain",
+__all__ = ["Code", "ALL", "BY_NAME", "PLUGIN", "CHECK", "AUDIT", "CHECK_SINKS", "codes_of", "explain_tail", "explain",
            "example_message", "silence", "markdown_index", "markdown_section", "markdown_sections", "lookup"]
 
 #: The front ends, as ``Code.front_ends`` names them.
@@ -53,11 +53,29 @@ class Code:
 WHERE: Final = "inside the {device} backend ({prefix})"
 KEEP: Final = "keep it on {device} and use an on-device composite of working ops"
 CHECK_KEEP: Final = "keep it on {device} with an on-device composite of working ops"
-#: The check's readback message: ``how`` is "computes its result there", "writes into the
-#: tensor through a host view" or 'drives "memcpy_d2d()" element by element from it';
-#: ``via`` the helper chain to the root, ``when`` the path's condition, ``also`` other lines.
+#: The check's readback message: ``how`` is one of ``CHECK_SINKS`` ("computes its result
+#: there", "writes into the tensor through a host view", ...); ``via`` the helper chain to the
+#: root, ``when`` the path's condition, ``also`` other lines.
 READ_BACK: Final = (f'"{{function}}" reads tensor data to the host with {{what}}{{via}} and {{how}}{{when}}{{also}} '
                     f"{WHERE}; {CHECK_KEEP}")
+
+#: How host data reaches the device or the op's result, as the check's direct findings say it
+#: (their ``{how}``), by the walk's sink kind (``_check._values.SinkKind``); ``{call}`` is the
+#: call as written. Data read back is said to compute the result unless its sink is one of
+#: the first three (the host makes the result from it there).
+CHECK_SINKS: Final = {
+    "host_view": "writes into the tensor through a host view",
+    "drives_copies": "drives element copies into a device tensor from it",
+    "drives_call": 'drives "{call}" element by element from it',
+    "host_result": "computes its result there",
+    "upload": "uploads it",
+    "upload_with": 'uploads it with "{call}"',
+    "upload_by": 'uploads it by "{call}"',
+    "h2d_copy": 'copied to device memory with "{call}"',
+    "copy_into": 'copies it into a device tensor with "{call}"',
+    "device_write": "writes it into a device tensor",
+    "out_write": "writes it into a device tensor with out=",
+}
 
 
 def _code(name: str, front_ends: Iterable[str], summary: str, bad: str, good: str,

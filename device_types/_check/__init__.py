@@ -1,8 +1,8 @@
 """``device-types check``: CPU fallbacks in backend code as it is, untyped, without mypy.
 
-Data flow: ``_project`` (files, modules, imports) -> ``_interpret`` (one function's host data,
+Data flow: ``_project`` (files, modules, imports) -> ``_walk`` (one function's host data,
 read through the op-semantics table) -> ``_solver`` (summaries across functions and
-modules, to a fixpoint) -> ``_findings`` (one finding per fallback path) -> ``_baseline`` /
+modules, to a fixpoint) -> ``rules`` (one module per code: facts -> findings) -> ``_baseline`` /
 ``_inventory`` -> ``device_types._report`` (text, JSON, SARIF, GitHub). Between runs,
 ``_cache`` keeps each module's outline and its functions' ``_records``, so that a re-check
 walks only what an edit reached. Exit status: 0 clean, 1 findings, 2 usage, configuration or
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from .._config import Config, infer_backends
 from .._finding import Finding
-from ._findings import findings_for
+from .rules import findings_for
 from ._project import Module, Project, SourceProblem, discover, file_stamp, module_name_for
 from ._records import Deferred
 from ._solver import Analysis, BackendMap, FunctionResult

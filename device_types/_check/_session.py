@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 from .. import _codes
 from .._config import Config
 from . import _cache
-from ._findings import Finding, findings_for
+from .._finding import Finding
+from .rules import findings_for
 from ._project import (FunctionInfo, Module, Project, SourceProblem, collect_idle, discover, gc_paused,
                        module_name_for)
 from ._records import FunctionRecord, Key

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from collections.abc import Iterable
 from typing import Literal, Union
 
-__all__ = ["ArrayOf", "COMPUTED", "EMPTY", "Computed", "HostOnly", "LoopFilled", "Param", "Pending", "ReadOf", "Root", "Value", "as_scalar", "is_host",
+__all__ = ["ArrayOf", "COMPUTED", "EMPTY", "Computed", "HostOnly", "LoopFilled", "Param", "Pending", "ReadOf", "Root", "Sink", "SinkKind", "Value", "as_scalar", "is_host",
            "host_operands", "host_operands_of", "items_of", "overwritten", "params", "pending_of", "root_fields", "root_rank",
            "roots", "wrapped"]
 
@@ -88,6 +88,37 @@ class ArrayOf:
     index: int
 
 
+#: How host data reaches the device or the op's result; the check's messages say each one
+#: in the registry's words (``device_types._codes.CHECK_SINKS``).
+SinkKind = Literal[
+    "upload",          # uploaded, by a call that names no callee
+    "upload_with",     # uploaded with a transfer or factory (``.to()``, ``tensor_create()``)
+    "upload_by",       # uploaded by a project function or one that names a device
+    "h2d_copy",        # copied to device memory (an H2D memcpy)
+    "copy_into",       # copied into a device tensor (``out.copy_(host)``)
+    "device_write",    # written into a device tensor (``dev[i] = host``)
+    "out_write",       # written into a device tensor with ``out=``
+    "host_view",       # written into a tensor through a host view of its memory
+    "drives_copies",   # the addresses of element copies into a device tensor, in a host loop
+    "drives_call",     # the addresses of a device copy call, in a host loop
+    "host_result",     # the op's result, computed on the host and returned
+]
+
+
+@dataclass(frozen=True)
+class Sink:
+    """Where host data went (``kind``), and the call that took it there, as written (``call``)."""
+
+    kind: SinkKind
+    call: str = ""
+
+    @property
+    def computes_result(self) -> bool:
+        """For data read back: this sink is how the host makes the op's result from it (a write
+        through a view, copies driven element by element), not just its way back."""
+        return self.kind in ("host_view", "drives_copies", "drives_call")
+
+
 @dataclass(frozen=True)
 class Pending:
     """A device tensor uploaded from data the host built from metadata alone (a loop over
@@ -96,7 +127,7 @@ class Pending:
     ``arange`` filled by a loop) it is the result built on the host."""
 
     root: Root
-    how: str
+    sink: Sink
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from lsprotocol import types
 
 from .. import _codes, _links
 
-from .._check._findings import Finding
+from .._finding import Finding
 from .._check._project import FunctionInfo, Module, Project
 from .._check._summary import Summary
 

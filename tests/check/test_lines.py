@@ -11,7 +11,7 @@ import pytest
 
 from device_types._check import CheckResult, check_paths
 from device_types._check._conditions import ALWAYS, NEVER
-from device_types._check._walk import Facts
+from device_types._check._walk import Facts, Sink
 from device_types._check._lines import LineMap, Unmappable
 from device_types._check._project import Edit, FunctionInfo, edit_between
 from device_types._check._summary import FallbackPath
@@ -159,7 +159,7 @@ def test_every_field_of_the_facts_is_carried() -> None:
     path = FallbackPath("device-readback", '"to_numpy(a)"', "other.py", 3, ("f", "g"))
     callee = FunctionInfo("m", "g", "other.py", None, ("a",), None, None, 2, "hash")
     samples = {
-        "returned": {root, LoopFilled("idx", 8, 4), Param(0)}, "sunk": [(root, "upload")], "uploaded_params": {0},
+        "returned": {root, LoopFilled("idx", 8, 4), Param(0)}, "sunk": [(root, Sink("upload"))], "uploaded_params": {0},
         "array_uploads": {1}, "maybe_uploaded_params": {2}, "reads_into": {3}, "created": [root],
         "escaped": {root}, "cpu_backend_calls": [(9, 0, "cpu_sort")], "indirect": [(10, 4, callee, path)],
         "callees": {("m", "g")}, "when": {root: ALWAYS}, "cpu_when": {(9, 0): ALWAYS},
@@ -170,7 +170,7 @@ def test_every_field_of_the_facts_is_carried() -> None:
     carried = LineMap({"own.py": Edit(1, 0, 5), "other.py": Edit(1, 0, 1)}).facts(facts, "own.py")
     moved_root = dataclasses.replace(root, line=12)
     assert carried == Facts(
-        returned={moved_root, LoopFilled("idx", 13, 4), Param(0)}, sunk=[(moved_root, "upload")], uploaded_params={0},
+        returned={moved_root, LoopFilled("idx", 13, 4), Param(0)}, sunk=[(moved_root, Sink("upload"))], uploaded_params={0},
         array_uploads={1}, maybe_uploaded_params={2}, reads_into={3}, created=[moved_root], escaped={moved_root},
         cpu_backend_calls=[(14, 0, "cpu_sort")],
         indirect=[(15, 4, dataclasses.replace(callee, line=3), dataclasses.replace(path, line=4))],

@@ -28,7 +28,7 @@ from .._guards import GuardReader
 from .._project import FunctionInfo
 from .._values import Param, Value
 from .calls import Calls
-from .events import Facts
+from .events import Facts, Sink
 from .expressions import Expressions
 from .project_calls import ProjectCalls
 from .recorder import Recorder
@@ -36,7 +36,7 @@ from .state import Resolver, WalkState
 from .statements import Statements
 from .writes import Writes
 
-__all__ = ["Facts", "FunctionInfo", "Resolver", "Walk", "interpret"]
+__all__ = ["Facts", "FunctionInfo", "Resolver", "Sink", "Walk", "interpret"]
 
 
 def interpret(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver) -> Facts:

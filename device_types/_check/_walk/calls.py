@@ -12,6 +12,7 @@ from .. import _codes as codes
 from .._values import (COMPUTED, EMPTY, ArrayOf, HostOnly, LoopFilled, Param, ReadOf, Root, Value, as_scalar, host_operands,
                        is_host, overwritten, params, pending_of, roots, wrapped)
 from .recorder import RANGE
+from .events import Sink
 from .state import WalkState
 from .syntax import (base_name, constructs, dotted_text, is_ctypes_array_type, literal_device, name_text, names_cpu, one_element,
                      shown, targets_device, converts_dtype_only)
@@ -54,7 +55,7 @@ class Calls:
         if out is not None and not is_host(out):  # ``mul(a.cpu(), 2.0, out=out)``: into a device tensor
             operands = frozenset().union(*args, *(v for k, v in kwargs.items() if k != "out"))
             if host_operands(operands):
-                self.sink(operands, "writes it into a device tensor with out=")
+                self.sink(operands, Sink("out_write"))
         func = node.func
         base = base_name(func)
         local = base is not None and base in env and base not in ("self", "cls") and base not in self.state.scope
@@ -111,7 +112,7 @@ class Calls:
             if name in self.vocab.shape_after_data_functions:  # arr.reshape(shape): the shape is metadata
                 all_args = host_operands(all_args) - {COMPUTED}
             if name in self.vocab.host_in_place_methods:
-                self.write_into(receiver, base_name(func.value), f'".{name}()"')
+                self.write_into(receiver, base_name(func.value))
             if name in self.vocab.container_add_methods:
                 base = base_name(func.value)
                 if base is not None:
@@ -129,7 +130,7 @@ class Calls:
                 env[base] = env.get(base, EMPTY) | all_args | filled
             return EMPTY
         if name in sem.COPY_SOURCES:  # ``out.copy_(host)``: the source is written into the tensor
-            self.sink(all_args, f'copies it into a device tensor with ".{name}()"')
+            self.sink(all_args, Sink("copy_into", f".{name}()"))
             return receiver
         if name in self.vocab.passthrough_methods:
             return receiver
@@ -148,7 +149,7 @@ class Calls:
             shown = f'".{name}()"' if name in sem.FIXED_TRANSFERS else f'".{name}(\\"cpu\\")"'.replace("\\", "")
             return self.readback(node, receiver, shown, code)
         if is_host(receiver) or params(receiver):
-            self.sink(receiver, f'uploaded with ".{name}()"')
+            self.sink(receiver, Sink("upload_with", f".{name}()"))
         return pending_of(receiver)
 
     def named_call(self, node: ast.Call, dotted: str, args: list[Value], kwargs: dict[str | None, Value],
@@ -159,7 +160,7 @@ class Calls:
             first = args[0] if args else EMPTY
             return first if is_host(first) else self.readback(node, first, shown(node), codes.READBACK)
         if declared == "upload":
-            return self.sink(args[0] if args else all_args, f'uploaded with "{last}()"')
+            return self.sink(args[0] if args else all_args, Sink("upload_with", f"{last}()"))
         if any(self.vocab.d2h_name.search(name_text(a)) for a in node.args):  # memcpy(dst, src, n, DEVICE_TO_HOST)
             return self.d2h(node, dotted, env)
         direction = self.copy_direction(node, last)
@@ -168,7 +169,7 @@ class Calls:
         if direction == "h2d":
             api = self.vocab.copy_api[last]
             if api.source < len(args):
-                self.sink(args[api.source], f'copied to device memory with "{last}()"')
+                self.sink(args[api.source], Sink("h2d_copy", f"{last}()"))
             return EMPTY
         callee = self.resolver.function(dotted)
         if callee is not None:
@@ -179,7 +180,7 @@ class Calls:
         if self.vocab.d2h_name.search(dotted):
             return self.d2h(node, dotted, env)
         if self.vocab.upload_name.search(last):
-            return self.sink(all_args, f'uploaded with "{last}()"')
+            return self.sink(all_args, Sink("upload_with", f"{last}()"))
         if self.vocab.host_allocation.search(last):
             return frozenset({HostOnly(last)})
         if last in self.vocab.raw_copies:
@@ -188,16 +189,16 @@ class Calls:
                 # memmove(host_buffer, t.data_ptr(), n): a pointer from tensor metadata, read into host memory
                 return self.d2h(node, dotted, env)
             for value in args[1:]:
-                self.sink(value, f'copied to device memory with "{last}()"')
+                self.sink(value, Sink("h2d_copy", f"{last}()"))
             return EMPTY
         if top in self.vocab.host_modules:
             return self.host_library_call(node, dotted, last, args, all_args, kwargs)
         if top == "torch" or top == "ctypes":
             if last in sem.TENSOR_DATA_FACTORIES or last in sem.HOST_FACTORIES:
                 if targets_device(node, self.state.constant):
-                    self.sink(all_args, f'uploaded with "{last}()"')
+                    self.sink(all_args, Sink("upload_with", f"{last}()"))
                     for root in self.loop_roots(all_args):
-                        self.upload(root, f'uploaded with "{last}()"')
+                        self.upload(root, Sink("upload_with", f"{last}()"))
                 if targets_device(node, self.state.constant):
                     return EMPTY
                 data = node.args[0] if node.args else None
@@ -217,7 +218,7 @@ class Calls:
                 # created on the device (``torch.zeros(n, device=x.device)``): host values
                 # among its arguments are uploaded (a Python scalar sizes or fills it: no
                 # upload of data, ``sink``), and the result is no host data
-                return self.sink(all_args, f'uploaded by "{last}()"', known_upload=False)
+                return self.sink(all_args, Sink("upload_by", f"{last}()"), known_upload=False)
             if last in sem.CREATION_FACTORIES and not any(k.arg == sem.DEVICE_PARAMETER for k in node.keywords):
                 # ``torch.arange(n)``: made on the CPU (no device named), from sizes: host memory
                 # holding nobody's device data; reading it back reads nothing from a device
@@ -236,7 +237,7 @@ class Calls:
             # its data is the first argument; a shape or stride after it (``Tensor(storage, shape,
             # stride)``) is metadata; what it wraps travels with it (``wrapped``)
             data_arg: Value = args[0] if args else kwargs.get("data", EMPTY)
-            return self.sink(data_arg, f'uploaded by "{last}()"', known_upload=False) | wrapped(data_arg)
+            return self.sink(data_arg, Sink("upload_by", f"{last}()"), known_upload=False) | wrapped(data_arg)
         return self.unknown_call(node, last, all_args, kwargs, args)
 
     def host_library_call(self, node: ast.Call, dotted: str, last: str, args: list[Value], all_args: Value,
@@ -246,7 +247,7 @@ class Calls:
             return EMPTY
         self.out_argument(kwargs)
         if last == "copyto" and args:
-            self.write_into(args[0], base_name(node.args[0]), '"copyto()"')
+            self.write_into(args[0], base_name(node.args[0]))
         if any(module == m or module.startswith(m + ".") for m in self.vocab.host_rng_modules) or dotted in self.vocab.host_rng_modules:
             return all_args | self.built(node, f'host RNG "{dotted}()"')
         if module.partition(".")[0] == "numpy" and last in self.vocab.host_array_builders:
@@ -335,9 +336,9 @@ class Calls:
         """A callee we cannot see: a device kernel, unless it names a device as its target."""
         self.host_addressed(name, all_args)
         if self.vocab.upload_name.search(name):
-            return self.sink(all_args, f'uploaded by "{name}()"')
+            return self.sink(all_args, Sink("upload_by", f"{name}()"))
         if targets_device(node, self.state.constant):
-            return self.sink(all_args, f'uploaded by "{name}()"' if name else "uploaded", known_upload=False)
+            return self.sink(all_args, Sink("upload_by", f"{name}()") if name else Sink("upload"), known_upload=False)
         if self.vocab.conversion_name.search(name):  # re-typed raw data: what it got, as it is
             return frozenset(a for a in all_args if isinstance(a, (Root, ReadOf, HostOnly, Param)))
         if constructs(name):  # a class wraps what it is given (``Tensor(storage, shape)``)

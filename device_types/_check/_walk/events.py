@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from .._conditions import Condition
 from .._project import FunctionInfo
 from .._summary import FallbackPath
-from .._values import Atom, Root
+from .._values import Atom, Root, Sink, SinkKind
 
-__all__ = ["Facts"]
+__all__ = ["Facts", "Sink", "SinkKind"]
 
 
 @dataclass
@@ -25,7 +25,7 @@ class Facts:
 
     returned: set[Atom] = field(default_factory=set)
     #: Host data uploaded to a device, or written into a tensor through a host view.
-    sunk: list[tuple[Root, str]] = field(default_factory=list)
+    sunk: list[tuple[Root, Sink]] = field(default_factory=list)
     uploaded_params: set[int] = field(default_factory=set)
     #: Parameters uploaded after conversion to a numpy array (``tensor_create(data)``).
     array_uploads: set[int] = field(default_factory=set)

@@ -13,6 +13,7 @@ from .._guards import parameter_names
 from .._project import FunctionInfo
 from .._summary import EMPTY_SUMMARY
 from .._values import EMPTY, Root, Value, as_scalar, host_operands_of, is_host, overwritten, params, root_rank, wrapped
+from .events import Sink
 from .state import WalkState
 from .syntax import argument_node, base_name, constructs, is_class_ref, targets_device
 
@@ -41,11 +42,11 @@ class ProjectCalls:
             self.host_addressed(callee.short, frozenset().union(*args, *kwargs.values()))
         if targets_device(node, self.state.constant):
             for value in (*args, *kwargs.values()):
-                self.sink(value, f'uploaded by "{callee.short}()"', known_upload=False)
+                self.sink(value, Sink("upload_by", f"{callee.short}()"), known_upload=False)
             # ``tensor_create([rows, cols], device=d)``: a list a loop built, as its data (the
             # first argument; a shape or stride after it is metadata)
             for root in self.loop_roots(args[0] if args else kwargs.get("data", EMPTY)):
-                self.upload(root, f'uploaded by "{callee.short}()"')
+                self.upload(root, Sink("upload_by", f"{callee.short}()"))
         if self.resolver.is_cpu_backend(callee.module):
             self.facts.cpu_backend_calls.append((node.lineno, node.col_offset, callee.qualname))
             site = (node.lineno, node.col_offset)
@@ -99,12 +100,12 @@ class ProjectCalls:
                         continue
                 result = result | self.reroot(node, callee, returned, when)
         for index in summary.uploads:
-            self.sink(bound.get(index, EMPTY), f'uploaded by "{callee.short}()"')
+            self.sink(bound.get(index, EMPTY), Sink("upload_by", f"{callee.short}()"))
         for index in summary.array_uploads:
             for root in self.loop_roots(bound.get(index, EMPTY)):
-                self.upload(root, f'uploaded by "{callee.short}()"')
+                self.upload(root, Sink("upload_by", f"{callee.short}()"))
         for index in summary.maybe_uploads - summary.uploads:
-            self.sink(bound.get(index, EMPTY), f'uploaded by "{callee.short}()"', known_upload=False)
+            self.sink(bound.get(index, EMPTY), Sink("upload_by", f"{callee.short}()"), known_upload=False)
         for index in summary.reads_into:
             arg_node = argument_node(callee, node, index)
             base = base_name(arg_node) if arg_node is not None else None

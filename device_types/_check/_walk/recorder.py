@@ -14,6 +14,7 @@ from .. import _codes as codes
 from .._conditions import ALWAYS, NEVER, Condition, conjoin, disjoin
 from .._values import COMPUTED, LoopFilled, Pending, ReadOf, Root, Value, params, roots
 from .events import Facts
+from .events import Sink
 from .state import WalkState
 from .syntax import shown
 
@@ -37,12 +38,12 @@ class Recorder:
         #: When each upload of host-built data is returned (the op's result): a fallback path, then.
         self.returned_pending: dict[Pending, Condition] = {}
 
-    def sunk(self, root: Root, how: str, when: Condition | None = None) -> None:
+    def sunk(self, root: Root, how: Sink, when: Condition | None = None) -> None:
         """``root`` reaches the device as (part of) a result: a fallback path, taken when ``when``."""
         self.facts.sunk.append((root, how))
         self.sunk_when[root] = disjoin(self.sunk_when.get(root, NEVER), self.state.path if when is None else when)
 
-    def upload(self, root: Root, how: str) -> None:
+    def upload(self, root: Root, how: Sink) -> None:
         """``root``'s data reaches the device. Data built from metadata alone (``weak``: a loop
         over shapes or ``range``) is the op's result only if what was uploaded is returned:
         until then the upload's value holds it as ``Pending``."""
@@ -118,9 +119,9 @@ class Recorder:
         if COMPUTED in facts.returned:  # an op whose (Python) result is computed on the host
             for root in roots(frozenset(facts.returned)):
                 if root.kind == "read" and not root.scalar:
-                    self.sunk(root, "returns a result computed on the host", self.returned_when)
+                    self.sunk(root, Sink("host_result"), self.returned_when)
         for pending, returned_when in self.returned_pending.items():  # host-built data returned as the result
-            self.sunk(pending.root, pending.how, returned_when)
+            self.sunk(pending.root, pending.sink, returned_when)
         for root, sunk_when in self.sunk_when.items():
             facts.when[root] = conjoin(self.created_when.get(root, ALWAYS), sunk_when)
         for root, returned_when in self.returned_paths.items():

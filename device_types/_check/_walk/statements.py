@@ -84,10 +84,10 @@ class Statements:
             value = self.expr(node.value, env)
             current = self.expr(node.target, env)
             if isinstance(node.target, ast.Subscript):
-                self.write_element(node.target, self.expr(node.target.value, env), value, "an in-place update", env,
+                self.write_element(node.target, self.expr(node.target.value, env), value, env,
                                    node.value)
             else:
-                self.write_into(current, base_name(node.target), "an in-place update", value)
+                self.write_into(current, base_name(node.target), value)
             self.assign(node.target, current | value, env, augment=True)
         elif isinstance(node, ast.Return):
             if node.value is not None:
@@ -231,7 +231,7 @@ class Statements:
             self.expr(target.slice, env)
             base = base_name(target.value)
             if not augment:
-                self.write_element(target, container, value, "an element write", env, source)
+                self.write_element(target, container, value, env, source)
             if base is not None and value:
                 self.contain(base, env.get(base, EMPTY), value)
                 env[base] = env.get(base, EMPTY) | value

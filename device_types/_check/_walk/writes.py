@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from .._values import EMPTY, ArrayOf, Value, params, pending_of, roots
+from .events import Sink
 from .state import WalkState
 from .syntax import base_name
 
@@ -25,7 +26,7 @@ class Writes:
         self.vocab = state.vocab
         self.facts = state.facts
 
-    def sink(self, value: Value, how: str, known_upload: bool = True) -> Value:
+    def sink(self, value: Value, how: Sink, known_upload: bool = True) -> Value:
         """Host data uploaded to a device. A Python scalar staged as a kernel operand is not
         a result computed on the host: it stays a host-sync candidate."""
         for root in roots(value):
@@ -48,7 +49,7 @@ class Writes:
                 found = found | self.expr(part, env)
         return found
 
-    def write_element(self, target: ast.Subscript, container: Value, value: Value, how: str,
+    def write_element(self, target: ast.Subscript, container: Value, value: Value,
                       env: dict[str, Value], source: ast.expr | None = None) -> None:
         """``target = value`` (or ``+=``) into ``container``: host data written into a tensor
         made on the device is uploaded (``dev = torch.eye(4, device=d); dev[0, 2] = xs.tolist()[0]``);
@@ -64,14 +65,14 @@ class Writes:
                             moved = moved | self.addresses(sub.slice, env)
                 for root in roots(moved):
                     if root.kind == "read":
-                        self.sunk(replace(root, scalar=False), "drives element copies into a device tensor from it")
+                        self.sunk(replace(root, scalar=False), Sink("drives_copies"))
             outer, self.state.pending = self.state.pending, EMPTY
-            self.sink(value, "writes it into a device tensor")
+            self.sink(value, Sink("device_write"))
             written, self.state.pending = self.state.pending, outer
             if written:  # the tensor now holds data the host built: a finding if it is returned
                 env[target.value.id] = env.get(target.value.id, EMPTY) | written
             return
-        self.write_into(container, base, how, value)
+        self.write_into(container, base, value)
 
     def contain(self, base: str, current: Value, value: Value) -> None:
         """``value`` is written into (or appended to) what ``base`` holds (``current``): its
@@ -81,7 +82,7 @@ class Writes:
         if added:
             self.state.contained[base] = self.state.contained.get(base, EMPTY) | added
 
-    def write_into(self, container: Value, base: str | None, how: str, value: Value = EMPTY) -> None:
+    def write_into(self, container: Value, base: str | None, value: Value = EMPTY) -> None:
         """A write into host data: when that data is a view of a device tensor, it is the tensor
         (and whatever host data is written lands in it). ``base``: the name written through;
         data it holds only because it was written into it (``contain``) is not what it views."""
@@ -92,14 +93,14 @@ class Writes:
         if not read:
             return
         for root in (*read, *roots(value)):
-            self.sunk(root, "writes into the tensor through a host view")
+            self.sunk(root, Sink("host_view"))
 
     def out_argument(self, kwargs: dict[str | None, Value]) -> None:
         """``out=`` of a host computation: a write into that host data (a view of a tensor?).
         (``out=`` a device tensor is an upload of the operands: ``call``.)"""
         out = kwargs.get("out")
         if out is not None:
-            self.write_into(out, None, "out=")
+            self.write_into(out, None)
 
     def host_addressed(self, name: str, all_args: Value) -> None:
         """A device copy issued from a host loop with addresses computed from data read back
@@ -107,4 +108,4 @@ class Writes:
         if self.state.loops and self.vocab.device_copy.search(name):
             for root in roots(all_args):
                 if root.kind == "read":  # the data read back, whether or not it was made a scalar
-                    self.sunk(replace(root, scalar=False), f'drives "{name}()" element by element from it')
+                    self.sunk(replace(root, scalar=False), Sink("drives_call", f"{name}()"))

@@ -1,0 +1,16 @@
+"""``device-cpu-call``: the own host path starts with ``.cpu()`` (``_own_path``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..._finding import Finding
+from .. import _codes as codes
+from ._function import FunctionFacts
+from ._own_path import own_path_findings
+
+CODE = codes.CPU_CALL
+
+
+def findings(function: FunctionFacts) -> Iterator[Finding]:
+    return own_path_findings(function, CODE)

@@ -1,0 +1,31 @@
+"""``device-host-sync`` (opt-in): device data this function reads back only to decide control
+flow or to size something, never sent back or returned as the result: a sync, not a fallback."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..._finding import Finding
+from .. import _codes as codes
+from .._values import roots
+from ._function import FunctionFacts
+
+CODE = codes.HOST_SYNC
+
+
+def findings(function: FunctionFacts) -> Iterator[Finding]:
+    facts = function.facts
+    sunk = {root for root, _ in facts.sunk}
+    returned = set(roots(frozenset(facts.returned)))
+    # a readback returned as it is: the function's own argument read back is a primitive
+    # (``_to_numpy``); a value it computed on the device and read back is a host sync
+    # reported where the readback is: a helper's sync is not its callers' (no chain)
+    synced = [r for r in facts.created
+              if r not in sunk and r not in facts.escaped and r.kind == "read" and not r.chain
+              and (r not in returned or r.param is None)]
+    if not synced:
+        return
+    first = min(synced, key=lambda r: (r.line, r.column))
+    message = function.message(CODE, function=function.info.short, what=first.what)
+    yield function.finding(CODE, first.line, first.column, message, (function.info.qualname, *first.chain),
+                           first.what)
