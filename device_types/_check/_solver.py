@@ -21,13 +21,13 @@ from .. import _semantics as sem
 from .._config import Config
 from .._vocabulary import HostVocabulary
 from . import _codes as codes
-from ._conditions import ALWAYS, Condition, disjoin
+from ._conditions import ALWAYS, NEVER, Condition, disjoin
 from ._walk import Facts, interpret
 from ._lines import LineMap, Unmappable
 from ._records import Deferred, FunctionRecord, Key, Looked, RunTokens
 from ._project import Def, FunctionInfo, Module, Project, changed_meanings
 from ._summary import EMPTY_SUMMARY, FallbackPath, Hop, Summary
-from ._values import Param, ReadOf, Root, root_fields, roots
+from ._values import Atom, Param, ReadOf, Root, root_fields, roots
 
 __all__ = ["Analysis", "BackendMap", "FunctionResult", "root_order"]
 
@@ -389,8 +389,10 @@ class Analysis:
     def _summarize(self, info: FunctionInfo, facts: Facts) -> Summary:
         returned = frozenset(facts.returned)
         returned_roots = frozenset(r for r in roots(returned) if r.param is None)
+        read_of = frozenset(a.index for a in returned if isinstance(a, ReadOf))
         summary = Summary(
-            returns_read_of=frozenset(a.index for a in returned if isinstance(a, ReadOf)),
+            returns_read_of=read_of,
+            returns_read_when=_read_conditions(read_of, returned, facts),
             returns_param=frozenset(a.index for a in returned if isinstance(a, Param)),
             returned_roots=returned_roots,
             returned_when=frozenset((r, w) for r, w in facts.returned_when.items() if r in returned_roots),
@@ -605,3 +607,20 @@ class Analysis:
             if star_module is not None and name in star_module.defs:
                 return f"{star}.{name}"
         return None
+
+
+def _read_conditions(read_of: frozenset[int], returned: frozenset[Atom], facts: Facts) -> frozenset[tuple[int, Condition]]:
+    """When the function returns parameter k read back, for each k of ``read_of`` it returns
+    only on some paths: the disjunction of the conditions of the readbacks of k it returns
+    (a readback of k and another parameter counts for both, always)."""
+    found = []
+    for index in sorted(read_of):
+        made = [r for r in roots(returned) if r.param == index]
+        if not made:
+            continue
+        when = NEVER
+        for root in made:
+            when = disjoin(when, facts.returned_when.get(root, ALWAYS))
+        if when != ALWAYS:
+            found.append((index, when))
+    return frozenset(found)

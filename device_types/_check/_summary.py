@@ -31,6 +31,9 @@ class FallbackPath:
 class Summary:
     #: Parameters whose device data the function reads back and returns as host data.
     returns_read_of: frozenset[int] = frozenset()
+    #: When each of ``returns_read_of`` is returned, over the parameters, where that is not
+    #: always (``if exact: return to_numpy(a)``): a caller whose arguments rule it out gets none.
+    returns_read_when: frozenset[tuple[int, Condition]] = frozenset()
     #: Parameters whose (host) data flows into the return value.
     returns_param: frozenset[int] = frozenset()
     #: What it returns of host data is a Python scalar (``int(buf.value)``): a sync, not data.

@@ -40,7 +40,10 @@ class ProjectCalls:
         self.facts.callees.add(callee.key)
         if self.state.loops:  # (host_addressed looks at loops alone: no union of the arguments outside them)
             self.host_addressed(callee.short, frozenset().union(*args, *kwargs.values()))
-        if targets_device(node, self.state.constant):
+        # a call that names a device as its target (``from_numpy(arr, a.device)``) makes its
+        # result there: what it is given is uploaded, not computed with on the host
+        on_device = targets_device(node, self.state.constant)
+        if on_device:
             for value in (*args, *kwargs.values()):
                 self.sink(value, Sink("upload_by", f"{callee.short}()"), known_upload=False)
             # ``tensor_create([rows, cols], device=d)``: a list a loop built, as its data (the
@@ -65,7 +68,7 @@ class ProjectCalls:
             # again records nothing); one given host data computes with it there
             if constructs(callee.short):
                 return wrapped(frozenset().union(*args, *kwargs.values())) if args or kwargs else EMPTY
-            return host_operands_of((*args, *kwargs.values()))
+            return EMPTY if on_device else host_operands_of((*args, *kwargs.values()))
         bound = bind_arguments(callee, node, args, kwargs, receiver, env, self.expr)
         # host data the summary does not account for (not returned as it is, uploaded or read
         # into) the callee computes with where it is: its result is host data too
@@ -73,14 +76,29 @@ class ProjectCalls:
             | summary.maybe_uploads | summary.reads_into
         unaccounted = [v for i, v in bound.items() if v and i not in consumed]
         result: Value = wrapped(frozenset().union(*unaccounted)) if constructs(callee.short) \
-            else host_operands_of(unaccounted)
+            else EMPTY if on_device else host_operands_of(unaccounted)
+        read_when = dict(summary.returns_read_when)
         for index in summary.returns_read_of:
             arg = bound.get(index, EMPTY)
             if is_host(arg):
                 result = result | arg
-            else:
+                continue
+            # read back only on some of the callee's paths (``if exact: return to_numpy(a)``):
+            # only where this call can take one of them
+            when = self.state.path
+            inner_when = read_when.get(index)
+            if inner_when is not None:
+                if bindings is None:
+                    bindings = self.bindings(callee, node, receiver)
+                when = conjoin(when, substitute(inner_when, bindings))
+                if not when:
+                    continue
+            outer, self.state.path = self.state.path, when
+            try:
                 read = self.readback(node, arg, None, codes.READBACK)
-                result = result | (as_scalar(read) if summary.scalar_return else read)
+            finally:
+                self.state.path = outer
+            result = result | (as_scalar(read) if summary.scalar_return else read)
         for index in summary.returns_param:
             result = result | bound.get(index, EMPTY)
         # shortest chain first, so one call site always gets the same root; a chain that

@@ -1,0 +1,5 @@
+import numpy as np
+
+
+def cumsum(a):
+    return np.cumsum(a)
