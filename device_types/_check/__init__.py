@@ -12,15 +12,15 @@ unreadable input (one line, never a traceback).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .._config import Config, infer_backends
 from .._finding import Finding
-from .rules import findings_for
+from . import _pipeline as pipeline
 from ._project import Module, Project, SourceProblem, discover, file_stamp, module_name_for
 from ._records import Deferred
-from ._solver import Analysis, BackendMap, FunctionResult
+from ._solver import Analysis
 
 if TYPE_CHECKING:
     from . import _cache
@@ -69,8 +69,7 @@ def _check_paths(paths: list[str], config: Config, host_sync: bool, display_root
         cache = _cache.CacheData(expected, display_root) if ignore_cache else _cache.load(display_root, expected)
     project = Project(display_root, cache.modules if cache is not None else None)
     located = [(path, *module_name_for(path)) for path in files]
-    backends = dict(config.backends) or infer_backends([name for _, _, name in located])
-    backend_map = BackendMap(replace(config, backends=backends))
+    backends, backend_map = pipeline.backend_map(config, [name for _, _, name in located])
     key = (host_sync, sorted(backends.items()))
     modules, deferred = _opened_or_deferred(located, project, cache, key)
     for module in modules:  # trees of modules that get no findings are parsed again if a walk needs them
@@ -79,8 +78,10 @@ def _check_paths(paths: list[str], config: Config, host_sync: bool, display_root
     analysis = Analysis(project, backend_map, cache.records if cache is not None else None,
                         cache.tokens() if cache is not None else None)
     results = analysis.run(modules, deferred)
-    findings, fresh = _findings([m.name for m in modules] + analysis.opened, results, analysis, project, host_sync,
-                                cache, key)
+    held = {name: entry.findings for name, entry in cache.entries.items() if entry.findings is not None} \
+        if cache is not None else None
+    findings, fresh = pipeline.module_findings([m.name for m in modules] + analysis.opened, results, analysis, project,
+                                               host_sync, held, key)
     opened = set(analysis.opened)
     unopened = [cache.entries[name] for name in deferred if name not in opened] if cache is not None else []
     for entry in unopened:
@@ -125,28 +126,6 @@ def _unchanged(cache: _cache.CacheData | None, name: str, path: str, key: object
         return None
     path = os.path.abspath(path)
     return entry if entry.path == path and entry.stamp == file_stamp(path) and entry.stamp != (0, 0) else None
-
-
-def _findings(given: list[str], results: list[FunctionResult], analysis: Analysis, project: Project, host_sync: bool,
-              cache: _cache.CacheData | None, key: object) -> tuple[list[Finding], dict[str, tuple[object, list[Finding]]]]:
-    """The findings, module by module: a module whose functions were all kept as the cache
-    held them (none walked or moved, its text the same) has the findings the cache holds;
-    the others are computed (and returned apart, for the cache)."""
-    by_module: dict[str, list[FunctionResult]] = {name: [] for name in given}  # a module with no function too
-    for result in results:
-        by_module.setdefault(result.info.module, []).append(result)
-    found: list[Finding] = []
-    fresh: dict[str, tuple[object, list[Finding]]] = {}
-    for name, group in by_module.items():
-        entry = cache.entries.get(name) if cache is not None else None
-        held = entry.findings if entry is not None else None
-        if held is not None and held[0] == key and name not in project.changed and all(r.kept for r in group):
-            found.extend(held[1])
-            continue
-        computed = findings_for(group, analysis, project, host_sync)
-        found.extend(computed)
-        fresh[name] = (key, computed)
-    return found, fresh
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,6 +12,7 @@ from .._config import Config, ConfigError, load_config_option
 from .._finding import Finding
 from .._report import Report, json_error, render
 from . import CheckResult
+from . import _pipeline as pipeline
 from . import _codes as codes
 
 PROG = "device-types check"
@@ -31,21 +32,18 @@ def _run(args: argparse.Namespace) -> int:
     from . import check_paths
 
     config = load_config_option(args.config, ".")
-    enabled = {*config.check.enable, *args.enable}
-    disabled = {*config.check.disable, *args.disable}
-    check_codes = {c.name for c in _codes.codes_of(_codes.CHECK)}
-    for code in sorted(enabled | disabled):
-        if code not in check_codes:
-            raise UsageError(f"unknown error code {code!r}; the check's codes are {', '.join(sorted(check_codes))}")
+    try:
+        selection = pipeline.Selection.of(config, args.enable, args.disable)
+    except pipeline.SelectionError as exc:
+        raise UsageError(str(exc)) from None
     paths = args.paths or ["."]
     missing = [p for p in paths if not os.path.lexists(p)]
     if missing:
         raise UsageError(f"{missing[0]!r} does not exist; pass the files or directories of the backend code")
-    result: CheckResult = check_paths(paths, config, host_sync=codes.HOST_SYNC in enabled - disabled,
-                                      use_cache=not args.no_cache)
+    result: CheckResult = check_paths(paths, config, host_sync=selection.host_sync, use_cache=not args.no_cache)
     if result.backend_files == 0:
         raise UsageError(_no_backend(paths, result, config))
-    findings = [f for f in result.findings if f.code not in disabled]
+    findings = selection.keep(result.findings)
 
     if args.write_baseline:
         from ._baseline import BaselineError, write_baseline
@@ -64,15 +62,11 @@ def _run(args: argparse.Namespace) -> int:
         print(f"wrote {len(findings)} finding{'s' if len(findings) != 1 else ''} to {args.write_baseline}")
         return 0
 
-    fixed: list[dict[str, object]] = []
     baseline_path = args.baseline or config.check.baseline
-    if baseline_path:
-        from ._baseline import BaselineError, apply_baseline
-
-        try:
-            findings, fixed = apply_baseline(baseline_path, findings)
-        except BaselineError as exc:
-            raise UsageError(str(exc)) from None
+    baselined = pipeline.against_baseline(findings, baseline_path)
+    if baselined.error is not None:
+        raise UsageError(baselined.error)
+    findings, fixed = baselined.findings, baselined.fixed
 
     if args.inventory:
         from ._inventory import inventory

@@ -12,11 +12,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 
-from .. import _codes
 from .._config import Config
 from . import _cache
 from .._finding import Finding
-from .rules import findings_for
+from . import _pipeline as pipeline
 from ._project import (FunctionInfo, Module, Project, SourceProblem, collect_idle, discover, gc_paused,
                        module_name_for)
 from ._records import FunctionRecord, Key
@@ -70,9 +69,17 @@ class CheckSession:
             self.overlay[path] = text.encode("utf-8", "surrogateescape")
 
     @property
+    def selection(self) -> pipeline.Selection:
+        """The codes the configuration switches on and off (none it does not know: the
+        server reports such a configuration and keeps its last good one)."""
+        try:
+            return pipeline.Selection.of(self.config)
+        except pipeline.SelectionError:
+            return pipeline.Selection()
+
+    @property
     def host_sync(self) -> bool:
-        check = self.config.check
-        return _codes.HOST_SYNC.name in check.enable and _codes.HOST_SYNC.name not in check.disable
+        return self.selection.host_sync
 
     def rescan(self) -> None:
         """Files may have come or gone: the next run walks the root again."""
@@ -90,12 +97,9 @@ class CheckSession:
         return list(files), list(problems), dict(backends)
 
     def _scan(self) -> tuple[list[str], list[SourceProblem], dict[str, str]]:
-        from . import infer_backends
-
         files, problems = discover([self.root])
         names = {path: module_name_for(path)[1] for path in files}
-        backends = dict(self.config.backends) or infer_backends(list(names.values()))
-        backend_map = BackendMap(replace(self.config, backends=backends))
+        backends, backend_map = pipeline.backend_map(self.config, names.values())
         chosen = [os.path.abspath(path) for path in files if backend_map.device_of(names[path]) is not None]
         return chosen, problems, backends
 
@@ -123,21 +127,14 @@ class CheckSession:
         self._tokens.run += 1
         analysis = Analysis(project, backend_map, self.records, self._tokens)
         results = analysis.run(modules)
-        findings = findings_for(results, analysis, project, self.host_sync)
+        selection = self.selection
+        findings, _ = pipeline.module_findings([m.name for m in modules] + analysis.opened, results, analysis,
+                                               project, selection.host_sync)
         self._keep(project, analysis)
         shown = {project.display(f) for f in files}
         problems = problems + [p for p in project.problems if p.path in shown]
-        disabled = set(self.config.check.disable)
-        findings = [f for f in findings if f.code not in disabled]
-        baseline_error = None
-        if self.config.check.baseline:
-            from ._baseline import BaselineError, apply_baseline
-
-            try:
-                findings, _ = apply_baseline(self.baseline_path or "", findings)
-            except BaselineError as exc:
-                baseline_error = str(exc)
-        return SessionRun(findings, problems, sorted(shown), analysis.walks, baseline_error, backends)
+        baselined = pipeline.against_baseline(selection.keep(findings), self.baseline_path)
+        return SessionRun(baselined.findings, problems, sorted(shown), analysis.walks, baselined.error, backends)
 
     def _unsaved(self, files: list[str], backends: dict[str, str]) -> list[str]:
         """Editor buffers of backend modules that are not on disk yet (a new file, unsaved):

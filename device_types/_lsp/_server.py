@@ -28,6 +28,7 @@ from .._files import split_lines
 
 from .. import _codes
 from .._check._baseline import FORMAT, VERSION, BaselineError, read_baseline
+from .._check._pipeline import Selection, SelectionError
 from .._check._project import FunctionInfo, collect_idle, gc_paused
 from .._check._session import CheckSession, SessionRun
 from .._config import INI_FILES, Config, ConfigError, find_config, load_config
@@ -136,9 +137,10 @@ class DeviceTypesServer(LanguageServer):
         self.config_path = os.path.abspath(found) if found else None
         try:
             config = load_config(found)
-            for code in {*config.check.enable, *config.check.disable}:
-                if code not in _codes.BY_NAME:
-                    raise ConfigError(f"{found}: unknown error code {code!r} in [tool.device_types.check]")
+            try:  # the codes the CLI accepts, no others (one selection step: ``_check._pipeline``)
+                Selection.of(config)
+            except SelectionError as exc:
+                raise ConfigError(f"{found}: {exc} ([tool.device_types.check])") from None
         except ConfigError as exc:
             shown = self.config_path or os.path.join(self.root, "pyproject.toml")
             self.config_error = (shown, _section_line(shown), str(exc))

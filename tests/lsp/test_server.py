@@ -297,7 +297,7 @@ def test_hover_says_when_a_helper_falls_back(project: Path) -> None:
                                                       "position": {"line": 15, "character": 22}})
         assert hover["contents"]["value"] == (
             "**device-types:** `sort` (`fw/_backends/mps/sorting.py:6`)\n\n"
-            'reads back to the host (line 8: "to_numpy(a)") when op == "host" [`device-readback`]; '
-            "returns its first argument `a` read back to the host")
+            'reads back to the host (line 8: "to_numpy(a)") when op == "host" [`device-readback`]')
+        # (what ``from_numpy(..., a.device)`` returns is made on the device: not "returns `a` read back")
     finally:
         assert client.close() == 0
