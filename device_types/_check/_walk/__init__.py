@@ -67,15 +67,9 @@ class Walk:
         self.calls = calls = Calls(state)
         self.project_calls = project_calls = ProjectCalls(state)
         expr = expressions.expr
-        writes.expr, writes.sunk, writes.upload = expr, recorder.sunk, recorder.upload
-        statements.expr, statements.returned = expr, recorder.returned
-        statements.contain, statements.write_element, statements.write_into = \
-            writes.contain, writes.write_element, writes.write_into
-        expressions.assign, expressions.call = statements.assign, calls.call
-        for part in (calls, project_calls):
-            part.expr, part.loop_roots, part.built, part.readback = expr, recorder.loop_roots, recorder.built, \
-                recorder.readback
-            part.host_addressed, part.sink, part.upload = writes.host_addressed, writes.sink, recorder.upload
-        calls.collected, calls.contain, calls.out_argument, calls.write_into = \
-            expressions.collected, writes.contain, writes.out_argument, writes.write_into
-        calls.project_call = project_calls.project_call
+        for part in (writes, statements, calls, project_calls):
+            part.expr = expr
+        writes.recorder = statements.recorder = calls.recorder = project_calls.recorder = recorder
+        statements.writes = calls.writes = project_calls.writes = writes
+        expressions.statements, expressions.calls = statements, calls
+        calls.expressions, calls.project_calls = expressions, project_calls

@@ -5,7 +5,7 @@ and the host vocabulary; a call into the project goes to ``project_calls``."""
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from ... import _semantics as sem
 from .. import _codes as codes
@@ -23,20 +23,20 @@ _TRANSFER_METHODS = frozenset(sem.FIXED_TRANSFERS) | sem.TARGET_TRANSFERS
 _SEQUENCE_DISPLAYS = (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.Constant)
 
 
+if TYPE_CHECKING:
+    from .expressions import Expressions
+    from .project_calls import ProjectCalls
+    from .recorder import Recorder
+    from .writes import Writes
+
+
 class Calls:
-    #: What this part uses of the others (``Walk`` binds them).
-    expr: Callable[..., Any]
-    collected: Callable[..., Any]
-    loop_roots: Callable[..., Any]
-    built: Callable[..., Any]
-    readback: Callable[..., Any]
-    contain: Callable[..., Any]
-    host_addressed: Callable[..., Any]
-    out_argument: Callable[..., Any]
-    project_call: Callable[..., Any]
-    sink: Callable[..., Any]
-    upload: Callable[..., Any]
-    write_into: Callable[..., Any]
+    #: What this part uses of the others (``Walk`` gives them).
+    expr: Callable[[ast.expr | None, dict[str, Value]], Value]
+    expressions: Expressions
+    project_calls: ProjectCalls
+    recorder: Recorder
+    writes: Writes
 
     def __init__(self, state: WalkState) -> None:
         self.state = state
@@ -55,7 +55,7 @@ class Calls:
         if out is not None and not is_host(out):  # ``mul(a.cpu(), 2.0, out=out)``: into a device tensor
             operands = frozenset().union(*args, *(v for k, v in kwargs.items() if k != "out"))
             if host_operands(operands):
-                self.sink(operands, Sink("out_write"))
+                self.writes.sink(operands, Sink("out_write"))
         func = node.func
         base = base_name(func)
         local = base is not None and base in env and base not in ("self", "cls") and base not in self.state.scope
@@ -97,40 +97,40 @@ class Calls:
         if any(self.vocab.d2h_name.search(name_text(a)) for a in node.args):
             return self.d2h(node, name, env)
         if name in self.vocab.host_rng_methods and not is_host(receiver) and self.vocab.rng_receiver.search(dotted_text(func.value)):
-            return all_args | self.built(node, f'host RNG "{dotted_text(func)}()"')
+            return all_args | self.recorder.built(node, f'host RNG "{dotted_text(func)}()"')
         if name in _TRANSFER_METHODS:
             return self.transfer(node, func, receiver, name)
         if name in sem.HOST_SYNCS:
             if is_host(receiver):
                 return as_scalar(receiver)
-            return as_scalar(self.readback(node, receiver, f'".{name}()"', codes.READBACK))
+            return as_scalar(self.recorder.readback(node, receiver, f'".{name}()"', codes.READBACK))
         if name in sem.READBACKS or self.vocab.readback_name.search(name):
             if is_host(receiver):
                 return receiver | all_args
-            return self.readback(node, receiver, f'".{name}()"', codes.READBACK)
+            return self.recorder.readback(node, receiver, f'".{name}()"', codes.READBACK)
         if is_host(receiver):
             if name in self.vocab.shape_after_data_functions:  # arr.reshape(shape): the shape is metadata
                 all_args = host_operands(all_args) - {COMPUTED}
             if name in self.vocab.host_in_place_methods:
-                self.write_into(receiver, base_name(func.value))
+                self.writes.write_into(receiver, base_name(func.value))
             if name in self.vocab.container_add_methods:
                 base = base_name(func.value)
                 if base is not None:
-                    self.contain(base, env.get(base, EMPTY), all_args)
+                    self.writes.contain(base, env.get(base, EMPTY), all_args)
                     env[base] = env.get(base, EMPTY) | all_args
-            self.out_argument(kwargs)
+            self.writes.out_argument(kwargs)
             computed = frozenset({COMPUTED}) if name not in self.vocab.host_conversions and name not in self.vocab.container_add_methods else EMPTY
             return receiver | all_args | computed
         if name in self.vocab.container_add_methods:
             base = base_name(func.value)
             if base is not None:
-                computes = self.state.loops and not all(self.collected(a) for a in node.args)
+                computes = self.state.loops and not all(self.expressions.collected(a) for a in node.args)
                 filled = frozenset({LoopFilled(base, node.lineno, node.col_offset)}) if computes else EMPTY
-                self.contain(base, env.get(base, EMPTY), all_args)
+                self.writes.contain(base, env.get(base, EMPTY), all_args)
                 env[base] = env.get(base, EMPTY) | all_args | filled
             return EMPTY
         if name in sem.COPY_SOURCES:  # ``out.copy_(host)``: the source is written into the tensor
-            self.sink(all_args, Sink("copy_into", f".{name}()"))
+            self.writes.sink(all_args, Sink("copy_into", f".{name}()"))
             return receiver
         if name in self.vocab.passthrough_methods:
             return receiver
@@ -147,9 +147,9 @@ class Calls:
                 return receiver
             code = codes.CPU_CALL if name in sem.FIXED_TRANSFERS else codes.CPU_TARGET
             shown = f'".{name}()"' if name in sem.FIXED_TRANSFERS else f'".{name}(\\"cpu\\")"'.replace("\\", "")
-            return self.readback(node, receiver, shown, code)
+            return self.recorder.readback(node, receiver, shown, code)
         if is_host(receiver) or params(receiver):
-            self.sink(receiver, Sink("upload_with", f".{name}()"))
+            self.writes.sink(receiver, Sink("upload_with", f".{name}()"))
         return pending_of(receiver)
 
     def named_call(self, node: ast.Call, dotted: str, args: list[Value], kwargs: dict[str | None, Value],
@@ -158,9 +158,9 @@ class Calls:
         head, _, last = dotted.rpartition(".")
         if declared == "readback":
             first = args[0] if args else EMPTY
-            return first if is_host(first) else self.readback(node, first, shown(node), codes.READBACK)
+            return first if is_host(first) else self.recorder.readback(node, first, shown(node), codes.READBACK)
         if declared == "upload":
-            return self.sink(args[0] if args else all_args, Sink("upload_with", f"{last}()"))
+            return self.writes.sink(args[0] if args else all_args, Sink("upload_with", f"{last}()"))
         if any(self.vocab.d2h_name.search(name_text(a)) for a in node.args):  # memcpy(dst, src, n, DEVICE_TO_HOST)
             return self.d2h(node, dotted, env)
         direction = self.copy_direction(node, last)
@@ -169,43 +169,43 @@ class Calls:
         if direction == "h2d":
             api = self.vocab.copy_api[last]
             if api.source < len(args):
-                self.sink(args[api.source], Sink("h2d_copy", f"{last}()"))
+                self.writes.sink(args[api.source], Sink("h2d_copy", f"{last}()"))
             return EMPTY
         callee = self.resolver.function(dotted)
         if callee is not None:
-            return self.project_call(node, callee, args, kwargs, env, receiver)
+            return self.project_calls.project_call(node, callee, args, kwargs, env, receiver)
         top = dotted.partition(".")[0]
         if dotted in self.vocab.scalar_decoders:  # struct.unpack("f", raw)[0]: Python scalars
             return as_scalar(all_args)
         if self.vocab.d2h_name.search(dotted):
             return self.d2h(node, dotted, env)
         if self.vocab.upload_name.search(last):
-            return self.sink(all_args, Sink("upload_with", f"{last}()"))
+            return self.writes.sink(all_args, Sink("upload_with", f"{last}()"))
         if self.vocab.host_allocation.search(last):
             return frozenset({HostOnly(last)})
         if last in self.vocab.raw_copies:
-            self.host_addressed(last, all_args)
+            self.writes.host_addressed(last, all_args)
             if len(args) > 1 and is_host(args[0]) and not args[1]:
                 # memmove(host_buffer, t.data_ptr(), n): a pointer from tensor metadata, read into host memory
                 return self.d2h(node, dotted, env)
             for value in args[1:]:
-                self.sink(value, Sink("h2d_copy", f"{last}()"))
+                self.writes.sink(value, Sink("h2d_copy", f"{last}()"))
             return EMPTY
         if top in self.vocab.host_modules:
             return self.host_library_call(node, dotted, last, args, all_args, kwargs)
         if top == "torch" or top == "ctypes":
             if last in sem.TENSOR_DATA_FACTORIES or last in sem.HOST_FACTORIES:
                 if targets_device(node, self.state.constant):
-                    self.sink(all_args, Sink("upload_with", f"{last}()"))
-                    for root in self.loop_roots(all_args):
-                        self.upload(root, Sink("upload_with", f"{last}()"))
+                    self.writes.sink(all_args, Sink("upload_with", f"{last}()"))
+                    for root in self.recorder.loop_roots(all_args):
+                        self.recorder.upload(root, Sink("upload_with", f"{last}()"))
                 if targets_device(node, self.state.constant):
                     return EMPTY
                 data = node.args[0] if node.args else None
                 if params(all_args) and not isinstance(data, _SEQUENCE_DISPLAYS):
                     return all_args  # ``torch.as_tensor(x)``: x's device, whatever it is
                 # ``torch.tensor(idx)``: a CPU tensor of the host's data (a loop's list: built there)
-                built = frozenset(self.loop_roots(all_args))
+                built = frozenset(self.recorder.loop_roots(all_args))
                 return frozenset(a for a in all_args if not isinstance(a, LoopFilled)) | built \
                     | frozenset({HostOnly(f"{last}() on the CPU")})
             if last in self.vocab.raw_memory_reads:
@@ -218,7 +218,7 @@ class Calls:
                 # created on the device (``torch.zeros(n, device=x.device)``): host values
                 # among its arguments are uploaded (a Python scalar sizes or fills it: no
                 # upload of data, ``sink``), and the result is no host data
-                return self.sink(all_args, Sink("upload_by", f"{last}()"), known_upload=False)
+                return self.writes.sink(all_args, Sink("upload_by", f"{last}()"), known_upload=False)
             if last in sem.CREATION_FACTORIES and not any(k.arg == sem.DEVICE_PARAMETER for k in node.keywords):
                 # ``torch.arange(n)``: made on the CPU (no device named), from sizes: host memory
                 # holding nobody's device data; reading it back reads nothing from a device
@@ -226,18 +226,18 @@ class Calls:
             if names_cpu(node, self.state.constant):
                 # ``torch.linspace(0, r, n, device="cpu")``: a tensor made on the host, whose
                 # ``.tolist()`` reads no device data (uploaded, it is host-built data)
-                return all_args | self.built(node, f'"{dotted}()" on the host')
+                return all_args | self.recorder.built(node, f'"{dotted}()" on the host')
             return all_args | host_operands(all_args) if is_host(all_args) else EMPTY
         if self.vocab.readback_name.search(last) and "dtype" not in last.lower():
             first = args[0] if args else EMPTY
             if is_host(first):
                 return first
-            return self.readback(node, first, shown(node), codes.READBACK)
+            return self.recorder.readback(node, first, shown(node), codes.READBACK)
         if last in self.vocab.tensor_factories:  # mindspore.tensor(arr): a device tensor of host data
             # its data is the first argument; a shape or stride after it (``Tensor(storage, shape,
             # stride)``) is metadata; what it wraps travels with it (``wrapped``)
             data_arg: Value = args[0] if args else kwargs.get("data", EMPTY)
-            return self.sink(data_arg, Sink("upload_by", f"{last}()"), known_upload=False) | wrapped(data_arg)
+            return self.writes.sink(data_arg, Sink("upload_by", f"{last}()"), known_upload=False) | wrapped(data_arg)
         return self.unknown_call(node, last, all_args, kwargs, args)
 
     def host_library_call(self, node: ast.Call, dotted: str, last: str, args: list[Value], all_args: Value,
@@ -245,13 +245,13 @@ class Calls:
         module = dotted.rpartition(".")[0]
         if last in self.vocab.host_metadata_functions and module.partition(".")[0] == "numpy":
             return EMPTY
-        self.out_argument(kwargs)
+        self.writes.out_argument(kwargs)
         if last == "copyto" and args:
-            self.write_into(args[0], base_name(node.args[0]))
+            self.writes.write_into(args[0], base_name(node.args[0]))
         if any(module == m or module.startswith(m + ".") for m in self.vocab.host_rng_modules) or dotted in self.vocab.host_rng_modules:
-            return all_args | self.built(node, f'host RNG "{dotted}()"')
+            return all_args | self.recorder.built(node, f'host RNG "{dotted}()"')
         if module.partition(".")[0] == "numpy" and last in self.vocab.host_array_builders:
-            built = self.built(node, f'numpy "{last}()"', weak=True)
+            built = self.recorder.built(node, f'numpy "{last}()"', weak=True)
             if last in self.vocab.shape_first_builders and node.args and one_element(node.args[0]):
                 # np.full((1,), value): one staged scalar
                 return all_args | as_scalar(built)
@@ -263,7 +263,7 @@ class Calls:
             if last in self.vocab.shape_after_data_functions and args:
                 all_args = args[0] | host_operands(all_args) - {COMPUTED}
             data = args[0] if args and last not in self.vocab.shape_first_functions else EMPTY
-            built = frozenset(self.loop_roots(data)) | frozenset(ArrayOf(i) for i in params(data))
+            built = frozenset(self.recorder.loop_roots(data)) | frozenset(ArrayOf(i) for i in params(data))
             all_args = frozenset(a for a in all_args if not isinstance(a, (LoopFilled, ArrayOf))) | built
         if last in self.vocab.host_conversions or not is_host(all_args):
             return all_args
@@ -272,7 +272,7 @@ class Calls:
             # numpy computing with data built from metadata alone (``np.cos(angles)``): what it
             # makes is computed data, no longer metadata; rearranging (``np.tile``) is not computing
             computed = frozenset(a for a in all_args if not (isinstance(a, Root) and a.weak))
-            return computed | self.built(node, f'numpy "{last}()"') | frozenset({COMPUTED})
+            return computed | self.recorder.built(node, f'numpy "{last}()"') | frozenset({COMPUTED})
         return all_args | frozenset({COMPUTED})
 
     def d2h(self, node: ast.Call, dotted: str, env: dict[str, Value]) -> Value:
@@ -283,7 +283,7 @@ class Calls:
             for name in ast.walk(arg):
                 if isinstance(name, ast.Name):
                     sources = sources | frozenset(a for a in env.get(name.id, EMPTY) if isinstance(a, Param))
-        value = self.readback(node, sources, f'"{short}()" (device-to-host copy)', codes.READBACK)
+        value = self.recorder.readback(node, sources, f'"{short}()" (device-to-host copy)', codes.READBACK)
         if node.args:
             destination = node.args[0]
             while isinstance(destination, ast.Call) and destination.args:  # ctypes.addressof(buf), int(p)
@@ -302,7 +302,7 @@ class Calls:
         (host memory, data already read back); otherwise device memory read by the host."""
         if pointer:
             return pointer
-        return self.readback(node, EMPTY, f'"{name}()" (raw memory read)', codes.READBACK)
+        return self.recorder.readback(node, EMPTY, f'"{name}()" (raw memory read)', codes.READBACK)
 
     def builtin_call(self, node: ast.Call, name: str, args: list[Value], all_args: Value,
                      kwargs: dict[str | None, Value]) -> Value:
@@ -334,11 +334,11 @@ class Calls:
     def unknown_call(self, node: ast.Call, name: str, all_args: Value, kwargs: dict[str | None, Value],
                      args: list[Value]) -> Value:
         """A callee we cannot see: a device kernel, unless it names a device as its target."""
-        self.host_addressed(name, all_args)
+        self.writes.host_addressed(name, all_args)
         if self.vocab.upload_name.search(name):
-            return self.sink(all_args, Sink("upload_by", f"{name}()"))
+            return self.writes.sink(all_args, Sink("upload_by", f"{name}()"))
         if targets_device(node, self.state.constant):
-            return self.sink(all_args, Sink("upload_by", f"{name}()") if name else Sink("upload"), known_upload=False)
+            return self.writes.sink(all_args, Sink("upload_by", f"{name}()") if name else Sink("upload"), known_upload=False)
         if self.vocab.conversion_name.search(name):  # re-typed raw data: what it got, as it is
             return frozenset(a for a in all_args if isinstance(a, (Root, ReadOf, HostOnly, Param)))
         if constructs(name):  # a class wraps what it is given (``Tensor(storage, shape)``)

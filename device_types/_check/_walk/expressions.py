@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from ... import _semantics as sem
 from .._conditions import conjoin
@@ -13,14 +13,18 @@ from .state import WalkState
 from .syntax import counts
 
 
+if TYPE_CHECKING:
+    from .calls import Calls
+    from .statements import Statements
+
 #: expression type -> its ``Expressions.expr_*`` method (False: none; the children are walked)
 _EXPR_METHODS: dict[type, Any] = {}
 
 
 class Expressions:
-    #: What this part uses of the others (``Walk`` binds them).
-    assign: Callable[..., Any]
-    call: Callable[..., Any]
+    #: What this part uses of the others (``Walk`` gives them).
+    calls: Calls
+    statements: Statements
 
     def __init__(self, state: WalkState) -> None:
         self.state = state
@@ -100,7 +104,7 @@ class Expressions:
 
     def expr_NamedExpr(self, node: ast.NamedExpr, env: dict[str, Value]) -> Value:
         value = self.expr(node.value, env)
-        self.assign(node.target, value, env)
+        self.statements.assign(node.target, value, env)
         return value
 
     def expr_ListComp(self, node: ast.ListComp, env: dict[str, Value]) -> Value:
@@ -121,7 +125,7 @@ class Expressions:
     def expr_Call(self, node: ast.Call, env: dict[str, Value]) -> Value:
         outer, self.state.pending = self.state.pending, EMPTY
         try:
-            value = self.call(node, env)
+            value = self.calls.call(node, env)
             pending = self.state.pending
             return value | pending if pending else value
         finally:
@@ -131,7 +135,7 @@ class Expressions:
                        env: dict[str, Value], elements: list[ast.expr]) -> Value:
         inner = dict(env)
         for generator in node.generators:
-            self.assign(generator.target, items_of(self.expr(generator.iter, inner)), inner)
+            self.statements.assign(generator.target, items_of(self.expr(generator.iter, inner)), inner)
             for condition in generator.ifs:
                 self.expr(condition, inner)
         value: Value = EMPTY

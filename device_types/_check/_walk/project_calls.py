@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from .. import _codes as codes
 from .._conditions import NEVER, Binding, Condition, conjoin, disjoin, substitute
@@ -18,15 +18,16 @@ from .state import WalkState
 from .syntax import argument_node, base_name, constructs, is_class_ref, targets_device
 
 
+if TYPE_CHECKING:
+    from .recorder import Recorder
+    from .writes import Writes
+
+
 class ProjectCalls:
-    #: What this part uses of the others (``Walk`` binds them).
-    loop_roots: Callable[..., Any]
-    built: Callable[..., Any]
-    host_addressed: Callable[..., Any]
-    readback: Callable[..., Any]
-    sink: Callable[..., Any]
-    upload: Callable[..., Any]
-    expr: Callable[..., Any]
+    #: What this part uses of the others (``Walk`` gives them).
+    expr: Callable[[ast.expr | None, dict[str, Value]], Value]
+    recorder: Recorder
+    writes: Writes
 
     def __init__(self, state: WalkState) -> None:
         self.state = state
@@ -39,17 +40,17 @@ class ProjectCalls:
                      env: dict[str, Value], receiver: ast.expr | None) -> Value:
         self.facts.callees.add(callee.key)
         if self.state.loops:  # (host_addressed looks at loops alone: no union of the arguments outside them)
-            self.host_addressed(callee.short, frozenset().union(*args, *kwargs.values()))
+            self.writes.host_addressed(callee.short, frozenset().union(*args, *kwargs.values()))
         # a call that names a device as its target (``from_numpy(arr, a.device)``) makes its
         # result there: what it is given is uploaded, not computed with on the host
         on_device = targets_device(node, self.state.constant)
         if on_device:
             for value in (*args, *kwargs.values()):
-                self.sink(value, Sink("upload_by", f"{callee.short}()"), known_upload=False)
+                self.writes.sink(value, Sink("upload_by", f"{callee.short}()"), known_upload=False)
             # ``tensor_create([rows, cols], device=d)``: a list a loop built, as its data (the
             # first argument; a shape or stride after it is metadata)
-            for root in self.loop_roots(args[0] if args else kwargs.get("data", EMPTY)):
-                self.upload(root, Sink("upload_by", f"{callee.short}()"))
+            for root in self.recorder.loop_roots(args[0] if args else kwargs.get("data", EMPTY)):
+                self.recorder.upload(root, Sink("upload_by", f"{callee.short}()"))
         if self.resolver.is_cpu_backend(callee.module):
             self.facts.cpu_backend_calls.append((node.lineno, node.col_offset, callee.qualname))
             site = (node.lineno, node.col_offset)
@@ -95,7 +96,7 @@ class ProjectCalls:
                     continue
             outer, self.state.path = self.state.path, when
             try:
-                read = self.readback(node, arg, None, codes.READBACK)
+                read = self.recorder.readback(node, arg, None, codes.READBACK)
             finally:
                 self.state.path = outer
             result = result | (as_scalar(read) if summary.scalar_return else read)
@@ -118,19 +119,19 @@ class ProjectCalls:
                         continue
                 result = result | self.reroot(node, callee, returned, when)
         for index in summary.uploads:
-            self.sink(bound.get(index, EMPTY), Sink("upload_by", f"{callee.short}()"))
+            self.writes.sink(bound.get(index, EMPTY), Sink("upload_by", f"{callee.short}()"))
         for index in summary.array_uploads:
-            for root in self.loop_roots(bound.get(index, EMPTY)):
-                self.upload(root, Sink("upload_by", f"{callee.short}()"))
+            for root in self.recorder.loop_roots(bound.get(index, EMPTY)):
+                self.recorder.upload(root, Sink("upload_by", f"{callee.short}()"))
         for index in summary.maybe_uploads - summary.uploads:
-            self.sink(bound.get(index, EMPTY), Sink("upload_by", f"{callee.short}()"), known_upload=False)
+            self.writes.sink(bound.get(index, EMPTY), Sink("upload_by", f"{callee.short}()"), known_upload=False)
         for index in summary.reads_into:
             arg_node = argument_node(callee, node, index)
             base = base_name(arg_node) if arg_node is not None else None
             if base is not None:
                 current = env.get(base, EMPTY)
                 self.facts.reads_into |= params(current)
-                env[base] = overwritten(current) | self.readback(node, EMPTY, None, codes.READBACK)
+                env[base] = overwritten(current) | self.recorder.readback(node, EMPTY, None, codes.READBACK)
         return result
 
     def bindings(self, callee: FunctionInfo, node: ast.Call, receiver: ast.expr | None) -> dict[int, Binding]:
@@ -175,8 +176,8 @@ class ProjectCalls:
         what = None
         outer, self.state.path = self.state.path, when
         try:
-            made = (self.readback(node, EMPTY, what, inner.code, chain, origin, steps) if inner.kind == "read"
-                    else self.built(node, what, chain, origin, steps, weak=inner.weak))
+            made = (self.recorder.readback(node, EMPTY, what, inner.code, chain, origin, steps) if inner.kind == "read"
+                    else self.recorder.built(node, what, chain, origin, steps, weak=inner.weak))
         finally:
             self.state.path = outer
         return as_scalar(made) if inner.scalar else made

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from .._conditions import NEVER, Condition, conjoin, disjoin
 from .._project import import_bindings
@@ -16,17 +16,19 @@ from .state import WalkState
 from .syntax import base_name, counts, device_guard, exits, host_guard, targets_device, terminates
 
 
+if TYPE_CHECKING:
+    from .recorder import Recorder
+    from .writes import Writes
+
 #: The most times a loop's body is walked: values only grow, and a third pass is rarely needed.
 _LOOP_PASSES = 3
 
 
 class Statements:
-    #: What this part uses of the others (``Walk`` binds them).
-    expr: Callable[..., Any]
-    contain: Callable[..., Any]
-    write_element: Callable[..., Any]
-    write_into: Callable[..., Any]
-    returned: Callable[..., Any]
+    #: What this part uses of the others (``Walk`` gives them).
+    expr: Callable[[ast.expr | None, dict[str, Value]], Value]
+    recorder: Recorder
+    writes: Writes
 
     def __init__(self, state: WalkState) -> None:
         self.state = state
@@ -84,14 +86,14 @@ class Statements:
             value = self.expr(node.value, env)
             current = self.expr(node.target, env)
             if isinstance(node.target, ast.Subscript):
-                self.write_element(node.target, self.expr(node.target.value, env), value, env,
+                self.writes.write_element(node.target, self.expr(node.target.value, env), value, env,
                                    node.value)
             else:
-                self.write_into(current, base_name(node.target), value)
+                self.writes.write_into(current, base_name(node.target), value)
             self.assign(node.target, current | value, env, augment=True)
         elif isinstance(node, ast.Return):
             if node.value is not None:
-                self.returned(self.expr(node.value, env))
+                self.recorder.returned(self.expr(node.value, env))
         elif isinstance(node, ast.Expr):
             self.expr(node.value, env)
         elif isinstance(node, ast.If):
@@ -218,7 +220,7 @@ class Statements:
         """``target = value``; ``source``: the expression assigned, when it is one (``a[i] = b[j]``)."""
         if isinstance(target, ast.Name):
             if augment:
-                self.contain(target.id, env.get(target.id, EMPTY), value)
+                self.writes.contain(target.id, env.get(target.id, EMPTY), value)
             else:
                 self.state.contained.pop(target.id, None)
                 self.state.on_device.discard(target.id)
@@ -231,9 +233,9 @@ class Statements:
             self.expr(target.slice, env)
             base = base_name(target.value)
             if not augment:
-                self.write_element(target, container, value, env, source)
+                self.writes.write_element(target, container, value, env, source)
             if base is not None and value:
-                self.contain(base, env.get(base, EMPTY), value)
+                self.writes.contain(base, env.get(base, EMPTY), value)
                 env[base] = env.get(base, EMPTY) | value
         elif isinstance(target, ast.Attribute):
             self.expr(target.value, env)

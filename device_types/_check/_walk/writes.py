@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from .._values import EMPTY, ArrayOf, Value, params, pending_of, roots
 from .events import Sink
@@ -13,11 +13,14 @@ from .state import WalkState
 from .syntax import base_name
 
 
+if TYPE_CHECKING:
+    from .recorder import Recorder
+
+
 class Writes:
-    #: What this part uses of the others (``Walk`` binds them).
-    expr: Callable[..., Any]
-    sunk: Callable[..., Any]
-    upload: Callable[..., Any]
+    #: What this part uses of the others (``Walk`` gives them).
+    expr: Callable[[ast.expr | None, dict[str, Value]], Value]
+    recorder: Recorder
 
     def __init__(self, state: WalkState) -> None:
         self.state = state
@@ -31,7 +34,7 @@ class Writes:
         a result computed on the host: it stays a host-sync candidate."""
         for root in roots(value):
             if not root.scalar:
-                self.upload(root, how)
+                self.recorder.upload(root, how)
         if known_upload:
             self.facts.uploaded_params |= params(value)
             self.facts.array_uploads |= {a.index for a in value if isinstance(a, ArrayOf)}
@@ -65,7 +68,7 @@ class Writes:
                             moved = moved | self.addresses(sub.slice, env)
                 for root in roots(moved):
                     if root.kind == "read":
-                        self.sunk(replace(root, scalar=False), Sink("drives_copies"))
+                        self.recorder.sunk(replace(root, scalar=False), Sink("drives_copies"))
             outer, self.state.pending = self.state.pending, EMPTY
             self.sink(value, Sink("device_write"))
             written, self.state.pending = self.state.pending, outer
@@ -93,7 +96,7 @@ class Writes:
         if not read:
             return
         for root in (*read, *roots(value)):
-            self.sunk(root, Sink("host_view"))
+            self.recorder.sunk(root, Sink("host_view"))
 
     def out_argument(self, kwargs: dict[str | None, Value]) -> None:
         """``out=`` of a host computation: a write into that host data (a view of a tensor?).
@@ -108,4 +111,4 @@ class Writes:
         if self.state.loops and self.vocab.device_copy.search(name):
             for root in roots(all_args):
                 if root.kind == "read":  # the data read back, whether or not it was made a scalar
-                    self.sunk(replace(root, scalar=False), Sink("drives_call", f"{name}()"))
+                    self.recorder.sunk(replace(root, scalar=False), Sink("drives_call", f"{name}()"))
