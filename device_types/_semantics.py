@@ -23,6 +23,8 @@ __all__ = [
     "SAME_PLACE_OPS",
     "FIXED_TRANSFERS",
     "HOST_FACTORIES",
+    "RECEIVER_DATA_FACTORIES",
+    "TENSOR_CLASS",
     "HOST_SYNCS",
     "MASK_INDEXING",
     "MASK_OPS",
@@ -157,6 +159,13 @@ ANY_DEVICE_PARAMETERS: Final[dict[str, frozenset[str]]] = {
 #: Factories whose data argument may itself be a tensor: with no ``device=`` the result
 #: stays on that tensor's device (``torch.as_tensor(x_mps)`` is on MPS), otherwise CPU.
 TENSOR_DATA_FACTORIES: Final[dict[str, str]] = {"tensor": "data", "as_tensor": "data", "asarray": "obj"}
+
+#: The tensor class: ``torch.Tensor.cpu(a)`` is ``a.cpu()``, its method called unbound.
+TENSOR_CLASS: Final = "torch.Tensor"
+
+#: Tensor methods that make a tensor of their data argument on the receiver's device
+#: (``a.new_tensor(data)``): host data given to them is uploaded.
+RECEIVER_DATA_FACTORIES: Final[frozenset[str]] = frozenset({"new_tensor"})
 
 #: Factories without a ``device`` parameter that always create host tensors.
 HOST_FACTORIES: Final[frozenset[str]] = frozenset({"from_numpy", "frombuffer"})

@@ -68,6 +68,18 @@ class HostVocabulary:
     shape_after_data_functions: frozenset[str] = frozenset({
         "broadcast_to", "reshape", "tile", "transpose", "expand_dims", "squeeze", "moveaxis", "swapaxes",
         "resize", "flip", "roll", "rot90", "permute", "view", "expand", "repeat"})
+    #: Parameter names that take a shape, sizes, strides or axes: what a caller passes there is
+    #: metadata, however it was built (``zeros(shape, device)`` of a project, like
+    #: ``np.zeros(shape)``), never the data of the tensor made.
+    shape_parameter_names: frozenset[str] = frozenset({
+        "shape", "size", "sizes", "out_shape", "new_shape", "output_shape", "output_size", "stride", "strides",
+        "dims", "axes", "perm", "permutation"})
+    #: numpy functions that, given metadata alone (shapes, strides, counters), compute more
+    #: metadata: index arithmetic (offsets, index maps, sizes), not values of a table
+    #: (``np.cumsum(strides)`` stays metadata; ``np.cos(angles)`` is computed data).
+    index_arithmetic_functions: frozenset[str] = frozenset({
+        "cumsum", "cumprod", "prod", "sum", "diff", "ravel_multi_index", "unravel_index", "searchsorted", "argsort",
+        "nonzero", "flatnonzero", "where", "concatenate", "stack", "hstack", "vstack"})
     #: Builders whose first argument is the shape: with a literal one-element shape
     #: (``np.full((1,), value)``) they stage one scalar operand, not a result.
     shape_first_builders: frozenset[str] = frozenset({"zeros", "ones", "full"})

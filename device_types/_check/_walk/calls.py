@@ -100,6 +100,9 @@ class Calls:
             return all_args | self.recorder.built(node, f'host RNG "{dotted_text(func)}()"')
         if name in _TRANSFER_METHODS:
             return self.transfer(node, func, receiver, name)
+        if name in sem.RECEIVER_DATA_FACTORIES and not is_host(receiver):  # ``a.new_tensor(host)``: uploaded
+            data = args[0] if args else kwargs.get("data", EMPTY)
+            return self.writes.sink(data, Sink("upload_with", f".{name}()"), known_upload=False)
         if name in sem.HOST_SYNCS:
             if is_host(receiver):
                 return as_scalar(receiver)
@@ -156,6 +159,11 @@ class Calls:
                    all_args: Value, env: dict[str, Value], receiver: ast.expr | None = None) -> Value:
         declared = self.resolver.declared(dotted)
         head, _, last = dotted.rpartition(".")
+        if head == sem.TENSOR_CLASS and node.args and not isinstance(node.args[0], ast.Starred):
+            # ``torch.Tensor.cpu(a)``: the method, unbound: what ``a.cpu()`` does
+            method = ast.copy_location(ast.Attribute(node.args[0], last, ast.Load()), node.func)
+            bound = ast.copy_location(ast.Call(method, node.args[1:], node.keywords), node)
+            return self.method_call(bound, method, args[0], args[1:], kwargs, all_args, env)
         if declared == "readback":
             first = args[0] if args else EMPTY
             return first if is_host(first) else self.recorder.readback(node, first, shown(node), codes.READBACK)
@@ -267,8 +275,11 @@ class Calls:
             all_args = frozenset(a for a in all_args if not isinstance(a, (LoopFilled, ArrayOf))) | built
         if last in self.vocab.host_conversions or not is_host(all_args):
             return all_args
-        if last not in self.vocab.shape_after_data_functions and not any(
-                isinstance(a, (ReadOf, HostOnly)) or (isinstance(a, Root) and not a.weak) for a in all_args):
+        metadata_only = not any(isinstance(a, (ReadOf, HostOnly)) or (isinstance(a, Root) and not a.weak)
+                                for a in all_args)
+        if metadata_only and last in self.vocab.index_arithmetic_functions:
+            return all_args  # offsets from strides, an index map: metadata still
+        if last not in self.vocab.shape_after_data_functions and metadata_only:
             # numpy computing with data built from metadata alone (``np.cos(angles)``): what it
             # makes is computed data, no longer metadata; rearranging (``np.tile``) is not computing
             computed = frozenset(a for a in all_args if not (isinstance(a, Root) and a.weak))

@@ -49,7 +49,7 @@ class ProjectCalls:
                 self.writes.sink(value, Sink("upload_by", f"{callee.short}()"), known_upload=False)
             # ``tensor_create([rows, cols], device=d)``: a list a loop built, as its data (the
             # first argument; a shape or stride after it is metadata)
-            for root in self.recorder.loop_roots(args[0] if args else kwargs.get("data", EMPTY)):
+            for root in self.recorder.loop_roots(self.data_argument(callee, args, kwargs)):
                 self.recorder.upload(root, Sink("upload_by", f"{callee.short}()"))
         if self.resolver.is_cpu_backend(callee.module):
             self.facts.cpu_backend_calls.append((node.lineno, node.col_offset, callee.qualname))
@@ -133,6 +133,15 @@ class ProjectCalls:
                 self.facts.reads_into |= params(current)
                 env[base] = overwritten(current) | self.recorder.readback(node, EMPTY, None, codes.READBACK)
         return result
+
+    def data_argument(self, callee: FunctionInfo, args: list[Value], kwargs: dict[str | None, Value]) -> Value:
+        """The argument a device-targeted call makes its tensor of: the first (``tensor_create(rows,
+        device=d)``), unless the callee names that parameter as a shape (``zeros(shape, device)``)."""
+        offset = 1 if callee.class_name is not None and callee.params[:1] in (("self",), ("cls",)) else 0
+        first = callee.params[offset] if len(callee.params) > offset else None
+        if first is not None and first in self.vocab.shape_parameter_names:
+            return EMPTY
+        return args[0] if args else kwargs.get("data", EMPTY)
 
     def bindings(self, callee: FunctionInfo, node: ast.Call, receiver: ast.expr | None) -> dict[int, Binding]:
         """What this call passes for each callee parameter that a condition can use: a literal
