@@ -29,6 +29,7 @@ __all__ = [
     "METADATA",
     "NUMPY_BRIDGES",
     "OUTPUT_PARAMETERS",
+    "PLACE_ATTRIBUTES",
     "OpKind",
     "READBACKS",
     "SCALAR_CONVERSIONS",
@@ -171,6 +172,10 @@ SAME_PLACE_OPS: Final[frozenset[str]] = frozenset({
     "empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "new_empty", "new_zeros",
     "new_ones", "new_full",
 })
+
+#: Attributes of a tensor that ``SAME_PLACE_OPS`` keep: a test of them on the input (``a.dtype``,
+#: ``a.device.type``, "every tensor of a list has the first one's dtype") holds for their results.
+PLACE_ATTRIBUTES: Final[frozenset[str]] = frozenset({"dtype", "device"})
 
 #: Factories that create a tensor from sizes, ranges or seeds (no tensor input): ``device=``
 #: picks the device, and without it the tensor is made on the CPU (``torch.arange(n)``).

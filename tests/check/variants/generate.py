@@ -980,9 +980,123 @@ def cpu_calls() -> Module:
     return m
 
 
+AGREE_IMPORTS = """
+    import numpy as np
+
+    from . import kernels
+    from ..common.convert import from_numpy, to_numpy
+"""
+
+
+def agreement() -> tuple[Module, Module]:
+    """Seed ``cat_dtypes`` (candle's stack -> cat): ``cat`` stays on the device when every tensor
+    is GPU-eligible and all share the first one's dtype; its callers that test the same of the
+    list they pass (or pass a list of one tensor's views) do not reach its host branch."""
+    joins = Module("mps/joins.py", "cat: a Metal kernel for tensors that agree on dtype, numpy otherwise.", AGREE_IMPORTS)
+    m = Module("mps/stacking.py", "Callers of cat that do or do not rule out its host branch.", AGREE_IMPORTS + """
+    from .joins import cat, cat_any_differs, cat_distinct
+""")
+    joins.add("cat_dtypes", "the callee: all(...) of a predicate and of the dtypes agreeing", "support", """
+        def cat(tensors, dim=0):
+            if all(kernels.supported(t.dtype) for t in tensors) and all(t.dtype == tensors[0].dtype for t in tensors):
+                return kernels.launch("cat", tensors, dim)
+            arrays = [to_numpy(t) for t in tensors]  # E: readback
+            return from_numpy(np.concatenate(arrays, axis=dim), tensors[0].dtype, tensors[0].device)
+    """)
+    joins.add("cat_dtypes", "the callee: any(t.dtype != first.dtype ...), first = tensors[0]", "support", """
+        def cat_any_differs(tensors, dim=0):
+            first = tensors[0]
+            if any(t.dtype != first.dtype for t in tensors) or not all(kernels.supported(t.dtype) for t in tensors):
+                arrays = [to_numpy(t) for t in tensors]  # E: readback
+                return from_numpy(np.concatenate(arrays, axis=dim), first.dtype, first.device)
+            return kernels.launch("cat", tensors, dim)
+    """)
+    joins.add("cat_dtypes", "the callee: len({t.dtype for t in tensors}) != 1", "support", """
+        def cat_distinct(tensors, dim=0):
+            if len({t.dtype for t in tensors}) != 1 or not all(kernels.supported(t.dtype) for t in tensors):
+                return from_numpy(np.concatenate([to_numpy(t) for t in tensors], axis=dim),  # E: readback
+                                  tensors[0].dtype, tensors[0].device)
+            return kernels.launch("cat", tensors, dim)
+    """)
+    m.add("cat_dtypes", "stack under the same guard, unsqueezed views of the list passed", "clean", """
+        def stack(tensors, dim=0):
+            if all(kernels.supported(t.dtype) for t in tensors) and all(t.dtype == tensors[0].dtype for t in tensors):
+                return cat([t.unsqueeze(dim) for t in tensors], dim=dim)
+            return kernels.launch("stack", tensors, dim)
+    """)
+    m.add("cat_dtypes", "the guard written with is and the sides swapped", "clean", """
+        def stack_is(tensors, dim=0):
+            if all(kernels.supported(t.dtype) for t in tensors) and all(tensors[0].dtype is t.dtype for t in tensors):
+                return cat([t.unsqueeze(dim) for t in tensors], dim=dim)
+            return kernels.launch("stack", tensors, dim)
+    """)
+    m.add("cat_dtypes", "an early return when any dtype differs (first = tensors[0])", "clean", """
+        def hstack(tensors):
+            first = tensors[0]
+            if any(t.dtype != first.dtype for t in tensors) or not all(kernels.supported(t.dtype) for t in tensors):
+                return kernels.launch("hstack", tensors)
+            return cat(tensors, dim=1)
+    """)
+    m.add("cat_dtypes", "the guard as len({t.dtype for t in tensors}) == 1", "clean", """
+        def vstack(tensors):
+            if all(kernels.supported(t.dtype) for t in tensors) and len({t.dtype for t in tensors}) == 1:
+                return cat(tensors, dim=0)
+            return kernels.launch("vstack", tensors)
+    """)
+    m.add("cat_dtypes", "the guard as len(set(t.dtype for t in tensors)) <= 1, callee spelled with any()", "clean", """
+        def column_stack(tensors):
+            if all(kernels.supported(t.dtype) for t in tensors) and len(set(t.dtype for t in tensors)) <= 1:
+                return cat_any_differs([t.reshape(-1, 1) for t in tensors], dim=1)
+            return kernels.launch("column_stack", tensors)
+    """)
+    m.add("cat_dtypes", "the callee spelled with len({...}) != 1 (also true of no tensors), the caller tests both", "clean", """
+        def dstack(tensors):
+            if tensors and all(kernels.supported(t.dtype) for t in tensors) and all(t.dtype == tensors[0].dtype for t in tensors):
+                return cat_distinct([t.unsqueeze(-1) for t in tensors], dim=2)
+            return kernels.launch("dstack", tensors)
+    """)
+    m.add("cat_dtypes", "the callee spelled with len({...}) != 1, the caller does not rule out no tensors", "fallback", """
+        def dstack_maybe_empty(tensors):
+            if all(kernels.supported(t.dtype) for t in tensors) and all(t.dtype == tensors[0].dtype for t in tensors):
+                return cat_distinct([t.unsqueeze(-1) for t in tensors], dim=2)  # E: indirect
+            return kernels.launch("dstack", tensors)
+    """)
+    m.add("cat_dtypes", "a list of one tensor and its contiguous copy, under its own guard", "clean", """
+        def repeat_twice(a):
+            if kernels.supported(a.dtype):
+                return cat([a, a.contiguous()], dim=0)
+            return kernels.launch("repeat", a, 2)
+    """)
+    m.add("cat_dtypes", "no dtype test in the caller: mixed dtypes reach numpy", "fallback", """
+        def stack_unchecked(tensors, dim=0):
+            if all(kernels.supported(t.dtype) for t in tensors):
+                return cat([t.unsqueeze(dim) for t in tensors], dim=dim)  # E: indirect
+            return kernels.launch("stack", tensors, dim)
+    """)
+    m.add("cat_dtypes", "the caller tests the devices agree, not the dtypes", "fallback", """
+        def stack_same_device(tensors, dim=0):
+            if all(kernels.supported(t.dtype) for t in tensors) and all(t.device == tensors[0].device for t in tensors):
+                return cat([t.unsqueeze(dim) for t in tensors], dim=dim)  # E: indirect
+            return kernels.launch("stack", tensors, dim)
+    """)
+    m.add("cat_dtypes", "the caller tests the dtypes of another list", "fallback", """
+        def stack_other_list(tensors, others, dim=0):
+            if all(kernels.supported(t.dtype) for t in tensors) and all(t.dtype == others[0].dtype for t in others):
+                return cat([t.unsqueeze(dim) for t in tensors], dim=dim)  # E: indirect
+            return kernels.launch("stack", tensors, dim)
+    """)
+    m.add("cat_dtypes", "two tensors of their own (their dtypes may differ)", "fallback", """
+        def pair(a, b):
+            if kernels.supported(a.dtype) and kernels.supported(b.dtype):
+                return cat([a, b], dim=0)  # E: indirect
+            return kernels.launch("pair", a, b)
+    """)
+    return joins, m
+
+
 def modules() -> list[Module]:
     return [relu_roundtrip(), middles(), softplus(), contexts(), copies(), *helpers(), *indirect(), index_maps(),
-            metadata(), creation(), syncs(), soc(), cpu_calls()]
+            metadata(), creation(), syncs(), soc(), cpu_calls(), *agreement()]
 
 
 def render() -> dict[str, str]:
