@@ -26,7 +26,7 @@ from ._conditions import ALWAYS, NEVER, Binding, Condition, conjoin, disjoin, su
 from ._guards import GuardReader, parameter_names
 from ._project import FunctionInfo, import_bindings
 from ._summary import EMPTY_SUMMARY, FallbackPath, Hop, Summary
-from ._values import COMPUTED, Atom, EMPTY, ArrayOf, HostOnly, LoopFilled, Param, Pending, ReadOf, Root, Value, as_scalar, host_operands, host_operands_of, is_host, params, root_fields, roots
+from ._values import COMPUTED, Atom, EMPTY, ArrayOf, HostOnly, LoopFilled, Param, Pending, ReadOf, Root, Value, as_scalar, data_operands, host_operands, host_operands_of, is_host, params, root_fields, roots
 
 __all__ = ["Facts", "FunctionInfo", "Resolver", "interpret"]
 
@@ -717,6 +717,8 @@ class _Walker:
             if is_host(receiver):
                 return receiver | all_args
             return self.readback(node, receiver, f'".{name}()"', codes.READBACK)
+        if name in sem.SHAPE_ARGUMENT_OPS:  # x.split(sizes): the sizes are metadata
+            all_args = data_operands(name, args, kwargs, False, method=True) or EMPTY
         if is_host(receiver) or _is_rng(receiver):
             if name in self.vocab.shape_after_data_functions:  # arr.reshape(shape): the shape is metadata
                 all_args = host_operands(all_args) - {COMPUTED}
@@ -841,6 +843,10 @@ class _Walker:
         if callee is not None:
             return self.project_call(node, callee, args, kwargs, env, receiver)
         top = dotted.partition(".")[0]
+        if last in sem.SHAPE_ARGUMENT_OPS and top not in self.vocab.host_modules:
+            operands = data_operands(last, args, kwargs, any(isinstance(a, ast.Starred) for a in node.args))
+            if operands is not None:  # torch.split(x, sizes): the sizes are metadata, x is the data
+                all_args = operands
         if dotted in self.vocab.scalar_decoders:  # struct.unpack("f", raw)[0]: Python scalars
             return as_scalar(all_args)
         if self.vocab.d2h_name.search(dotted):

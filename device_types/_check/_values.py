@@ -9,11 +9,13 @@ shape, a constant, a value of unknown type.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal, Union
 
-__all__ = ["ArrayOf", "COMPUTED", "EMPTY", "Computed", "HostOnly", "LoopFilled", "Param", "Pending", "ReadOf", "Root", "Value", "as_scalar", "is_host",
-           "host_operands", "host_operands_of", "params", "root_fields", "roots"]
+from .. import _semantics as sem
+
+__all__ = ["ArrayOf", "COMPUTED", "EMPTY", "Computed", "HostOnly", "LoopFilled", "Param", "Pending", "ReadOf", "Root", "Value",
+           "as_scalar", "data_operands", "is_host", "host_operands", "host_operands_of", "params", "root_fields", "roots"]
 
 #: ``read``: device data copied to the host; ``built``: array data made on the host.
 RootKind = Literal["read", "built"]
@@ -175,3 +177,24 @@ def as_scalar(value: Value) -> Value:
     if COMPUTED in value:
         return value
     return frozenset(replace(a, scalar=True) if isinstance(a, Root) and not a.scalar else a for a in value)
+
+
+def data_operands(op: str, args: Sequence[Value], kwargs: Mapping[str | None, Value], starred: bool,
+                  method: bool = False) -> Value | None:
+    """What ``op`` computes with, when some of its arguments are metadata (``sem.SHAPE_ARGUMENT_OPS``:
+    ``torch.split(x, sizes)``, ``x.split(sizes)``, ``torch.cat(ts, dim)``): the union of its data
+    arguments, leaving out sizes, dims and sections however they were computed (a count read back
+    for ``split`` is a host sync at most, not host data the op computes with). ``args``: the
+    positional values; ``kwargs``: the keyword ones; ``method``: called on its tensor, which is
+    not among ``args``. None: every argument is data (not such an op, or a ``*args`` that hides
+    which position is which)."""
+    if op not in sem.SHAPE_ARGUMENT_OPS or (starred and not method):
+        return None
+    found: Value = EMPTY
+    for position, value in enumerate(args):
+        if not sem.is_metadata_argument(op, position=position, method=method):
+            found = found | value
+    for keyword, value in kwargs.items():
+        if keyword is None or not sem.is_metadata_argument(op, keyword=keyword, method=method):
+            found = found | value
+    return found

@@ -980,6 +980,83 @@ def cpu_calls() -> Module:
     return m
 
 
+def sizes() -> Module:
+    """Seed ``split_sizes`` (torchmetrics' group statistics): counts read back only to split,
+    narrow, reshape or permute a device tensor. A size, dim or section argument of a torch op
+    (``sem.SHAPE_ARGUMENT_OPS``) is metadata, whatever it holds: the readback is a host sync. The
+    same op given host tensor data as its data operand computes on the host (a fallback)."""
+    m = Module("npu/sizes.py", "Sizes, dims and sections read back for torch ops: host syncs; host data operands: fallbacks.", """
+        import torch
+
+        from . import aclnn
+        from ..common.convert import from_numpy, to_numpy
+
+        CPU = "cpu"
+    """)
+    m.add("split_sizes", "torch.split(x, sizes) with sizes = bincount(...).cpu().tolist()", "host-sync", """
+        def group_sums(x, groups):
+            sizes = aclnn.launch("aclnnBincount", groups).cpu().tolist()  # E: host-sync
+            parts = torch.split(x, sizes, dim=0)
+            return [aclnn.launch("aclnnSum", p) for p in parts]
+    """)
+    m.add("split_sizes", "the method x.split(sizes)", "host-sync", """
+        def group_sums_method(x, groups):
+            sizes = aclnn.launch("aclnnBincount", groups).cpu().tolist()  # E: host-sync
+            return [aclnn.launch("aclnnSum", p) for p in x.split(sizes)]
+    """)
+    m.add("split_sizes", "by keyword: torch.split(x, split_size_or_sections=sizes, dim=0)", "host-sync", """
+        def group_sums_keyword(x, groups):
+            sizes = aclnn.launch("aclnnBincount", groups).to(CPU).tolist()  # E: host-sync
+            parts = torch.split(x, split_size_or_sections=sizes, dim=0)
+            return [aclnn.launch("aclnnSum", p) for p in parts]
+    """)
+    m.add("split_sizes", "read back with to_numpy, then torch.tensor_split(x, counts.tolist())", "host-sync", """
+        def group_sums_numpy(x, groups):
+            counts = to_numpy(aclnn.launch("aclnnBincount", groups))  # E: host-sync
+            return list(torch.tensor_split(x, counts.tolist()))
+    """)
+    m.add("split_sizes", "the sizes in a loop, the parts returned as they are", "host-sync", """
+        def group_parts(x, groups):
+            sizes = []
+            for n in aclnn.launch("aclnnBincount", groups).cpu().tolist():  # E: host-sync
+                sizes.append(n)
+            return torch.split(x, sizes)
+    """)
+    m.add("split_sizes", "a shape read back for torch.reshape", "host-sync", """
+        def reshape_like(x, shape_tensor):
+            shape = shape_tensor.to("cpu").tolist()  # E: host-sync
+            return torch.reshape(x, shape)
+    """)
+    m.add("split_sizes", "an axis order read back for x.permute(*order)", "host-sync", """
+        def permute_by(x, order_tensor):
+            order = order_tensor.cpu().tolist()  # E: host-sync
+            return x.permute(*order)
+    """)
+    m.add("split_sizes", "a length read back for torch.narrow and a dim for torch.cat", "host-sync", """
+        def head_cat(x, y, n):
+            length = int(n.item())  # E: host-sync
+            return torch.cat([torch.narrow(x, 0, 0, length), y], dim=n.cpu().tolist()[0])
+    """)
+    m.add("split_sizes", "torch.split of the tensor read back (the data operand on the host)", "fallback", """
+        def group_sums_on_host(x, groups):
+            sizes = aclnn.launch("aclnnBincount", groups).cpu().tolist()  # E: host-sync
+            parts = torch.split(x.cpu(), sizes)  # E: readback
+            return [p.sum().to(x.device) for p in parts]
+    """)
+    m.add("split_sizes", "x.split(sizes) of data read back with to_numpy, uploaded", "fallback", """
+        def group_sums_numpy_data(x, groups):
+            sizes = aclnn.launch("aclnnBincount", groups).cpu().tolist()  # E: host-sync
+            host = torch.from_numpy(to_numpy(x))  # E: readback
+            return [from_numpy(p.sum().numpy(), x.dtype, x.device) for p in host.split(sizes)]
+    """)
+    m.add("split_sizes", "the sizes read back and uploaded as the result", "fallback", """
+        def group_counts(groups):
+            sizes = aclnn.launch("aclnnBincount", groups).cpu().tolist()  # E: readback
+            return torch.tensor(sizes, device=groups.device)
+    """)
+    return m
+
+
 AGREE_IMPORTS = """
     import numpy as np
 
@@ -1096,7 +1173,7 @@ def agreement() -> tuple[Module, Module]:
 
 def modules() -> list[Module]:
     return [relu_roundtrip(), middles(), softplus(), contexts(), copies(), *helpers(), *indirect(), index_maps(),
-            metadata(), creation(), syncs(), soc(), cpu_calls(), *agreement()]
+            metadata(), creation(), syncs(), soc(), cpu_calls(), sizes(), *agreement()]
 
 
 def render() -> dict[str, str]:
