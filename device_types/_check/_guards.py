@@ -87,6 +87,23 @@ class GuardReader:
         """Locals bound once, outside loops, by a plain ``name = expr``: name -> expr."""
         return self._scope[2]
 
+    @cached_property
+    def returns_result(self) -> bool:
+        """Whether the function returns a value: a ``return`` of an expression other than
+        ``None`` in its own body (nested defs are their own). A function that returns nothing
+        computes no result of its own."""
+        pending: list[ast.AST] = list(self._node.body)
+        while pending:
+            node = pending.pop()
+            if isinstance(node, ast.Return) and node.value is not None and not (
+                    isinstance(node.value, ast.Constant) and node.value.value is None):
+                return True
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            pending.extend(child for child in ast.iter_child_nodes(node)
+                           if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)))
+        return False
+
     # --- subjects and literals -------------------------------------------------------------
 
     def subject(self, expr: ast.expr) -> Subject | None:

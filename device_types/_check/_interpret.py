@@ -26,7 +26,7 @@ from ._conditions import ALWAYS, NEVER, Binding, Condition, conjoin, disjoin, su
 from ._guards import GuardReader, parameter_names
 from ._project import FunctionInfo, import_bindings
 from ._summary import EMPTY_SUMMARY, FallbackPath, Hop, Summary
-from ._values import COMPUTED, Atom, EMPTY, ArrayOf, HostOnly, LoopFilled, Param, Pending, ReadOf, Root, Value, as_scalar, data_operands, host_operands, host_operands_of, is_host, params, root_fields, roots
+from ._values import COMPUTED, Atom, EMPTY, ArrayOf, HostOnly, LoopFilled, Param, Pending, ReadOf, Root, Value, as_scalar, data_operands, host_operands, host_operands_of, is_host, params, root_fields, roots, storage_step, writes_back
 
 __all__ = ["Facts", "FunctionInfo", "Resolver", "interpret"]
 
@@ -404,7 +404,7 @@ class _Walker:
             self.expr(target.slice, env)
             base = _base_name(target.value)
             if not augment:
-                self.write_element(target, container, value, "an element write", env, source)
+                self.write_element(target, container, value, "an element write", env, source, copies=True)
             if base is not None and value:
                 self.contain(base, env.get(base, EMPTY), value)
                 env[base] = env.get(base, EMPTY) | value
@@ -471,7 +471,7 @@ class _Walker:
         return found
 
     def write_element(self, target: ast.Subscript, container: Value, value: Value, how: str,
-                      env: dict[str, Value], source: ast.expr | None = None) -> None:
+                      env: dict[str, Value], source: ast.expr | None = None, copies: bool = False) -> None:
         """``target = value`` (or ``+=``) into ``container``: host data written into a tensor
         made on the device is uploaded (``dev = torch.eye(4, device=d); dev[0, 2] = xs.tolist()[0]``);
         into host data, it is ``write_into``. Only a name bound to a call that names a device
@@ -493,7 +493,7 @@ class _Walker:
             if written:  # the tensor now holds data the host built: a finding if it is returned
                 env[target.value.id] = env.get(target.value.id, EMPTY) | written
             return
-        self.write_into(container, base, how, value)
+        self.write_into(container, base, how, value, copies)
 
     def contain(self, base: str, current: Value, value: Value) -> None:
         """``value`` is written into (or appended to) what ``base`` holds (``current``): its
@@ -506,15 +506,23 @@ class _Walker:
     def _loop_roots(self, value: Value) -> list[Root]:
         return [self._root_at(a.line, a.column, "built", _filled_what(a.name)) for a in value if isinstance(a, LoopFilled)]
 
-    def write_into(self, container: Value, base: str | None, how: str, value: Value = EMPTY) -> None:
+    def write_into(self, container: Value, base: str | None, how: str, value: Value = EMPTY,
+                   copies: bool = False) -> None:
         """A write into host data: when that data is a view of a device tensor, it is the tensor
         (and whatever host data is written lands in it). ``base``: the name written through;
-        data it holds only because it was written into it (``contain``) is not what it views."""
+        data it holds only because it was written into it (``contain``) is not what it views.
+        ``copies``: ``value`` is stored as it is (``view[...] = value``), not computed with."""
         # a Python scalar read back is a value, not a view of the tensor's memory
         # (``magnitude *= -1.0`` rebinds it)
         held = self._contained.get(base, EMPTY) if base is not None else EMPTY
         read = [r for r in roots(container) if r.kind == "read" and not r.scalar and r not in held]
         if not read:
+            return
+        if copies and writes_back(read, value) and self.guards is not None and not self.guards.returns_result:
+            # a helper that returns nothing copies its caller's data into its caller's tensor
+            # (``_write_back(t, arr)``): an upload the caller makes, as with ``_from_numpy``
+            self.sink(value, "writes it into a tensor through a host view")
+            self.facts.escaped |= set(read)
             return
         for root in (*read, *roots(value)):
             self.sunk(root, "writes into the tensor through a host view")
@@ -571,7 +579,13 @@ class _Walker:
 
     def expr_Attribute(self, node: ast.Attribute, env: dict[str, Value]) -> Value:
         value = self.expr(node.value, env)
-        return EMPTY if node.attr in sem.METADATA else value
+        if node.attr in sem.METADATA:
+            return EMPTY
+        if node.attr in self.vocab.storage_names:  # t._storage, then its host buffer .data
+            step = storage_step(node.attr, value, self.vocab)
+            if step is not None:
+                return self.readback(node, step[0], None, codes.READBACK) if step[1] else step[0]
+        return value
 
     def expr_BinOp(self, node: ast.BinOp, env: dict[str, Value]) -> Value:
         value = self.expr(node.left, env) | self.expr(node.right, env)
@@ -699,6 +713,10 @@ class _Walker:
         name = func.attr
         if name in sem.METADATA:
             return EMPTY
+        if name in self.vocab.storage_names and not node.args and not node.keywords:
+            step = storage_step(name, receiver, self.vocab)  # t.untyped_storage(), then its .buffer()
+            if step is not None:
+                return self.readback(node, step[0], None, codes.READBACK) if step[1] else step[0]
         if name in self.vocab.raw_memory_reads:
             return self.raw_memory(node, name, all_args)
         if self.vocab.host_allocation.search(name):

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Literal, Union
+from typing import TYPE_CHECKING, Literal, Union
 
 from .. import _semantics as sem
 
-__all__ = ["ArrayOf", "COMPUTED", "EMPTY", "Computed", "HostOnly", "LoopFilled", "Param", "Pending", "ReadOf", "Root", "Value",
-           "as_scalar", "data_operands", "is_host", "host_operands", "host_operands_of", "params", "root_fields", "roots"]
+if TYPE_CHECKING:
+    from .._vocabulary import HostVocabulary
+
+__all__ = ["ArrayOf", "COMPUTED", "EMPTY", "STORAGE", "Computed", "HostOnly", "LoopFilled", "Param", "Pending", "ReadOf", "Root",
+           "StorageOf", "Value", "as_scalar", "data_operands", "is_host", "host_operands", "host_operands_of", "params",
+           "root_fields", "roots", "storage_step", "writes_back"]
 
 #: ``read``: device data copied to the host; ``built``: array data made on the host.
 RootKind = Literal["read", "built"]
@@ -107,7 +111,18 @@ class Computed:
 
 COMPUTED = Computed()
 
-Atom = Union[Root, Param, ReadOf, HostOnly, LoopFilled, ArrayOf, Pending, Computed]
+
+@dataclass(frozen=True)
+class StorageOf:
+    """The value is the storage behind a tensor (``t._storage``, ``t.untyped_storage()``), with
+    that tensor's other facts beside it: its host buffer (``.data``, ``.buffer()``: the
+    vocabulary's ``storage_host_views``) is a host view of the tensor's memory, as
+    ``t._numpy_view()`` is."""
+
+
+STORAGE = StorageOf()
+
+Atom = Union[Root, Param, ReadOf, HostOnly, LoopFilled, ArrayOf, Pending, Computed, StorageOf]
 Value = frozenset[Atom]
 EMPTY: Value = frozenset()
 
@@ -198,3 +213,28 @@ def data_operands(op: str, args: Sequence[Value], kwargs: Mapping[str | None, Va
         if keyword is None or not sem.is_metadata_argument(op, keyword=keyword, method=method):
             found = found | value
     return found
+
+
+def storage_step(name: str, value: Value, vocabulary: "HostVocabulary") -> tuple[Value, bool] | None:
+    """Reading ``name`` (an attribute, or a method called without arguments) of ``value``, where
+    it concerns a tensor's storage: (what it gives, whether that is a host view of device memory).
+
+    - ``t._storage`` (``storage_accessors``): the storage, ``value`` marked ``STORAGE``;
+    - ``storage.data`` (``storage_host_views``, on a value so marked): the storage's memory as
+      host data, a view of its tensor: the tensor's facts without the mark, a read of device
+      memory unless they are host data already (the storage of a CPU tensor, of a host array).
+
+    None: ``name`` is neither (a tensor's own ``.data`` is the tensor)."""
+    if name in vocabulary.storage_host_views and STORAGE in value:
+        data = value - {STORAGE}
+        return data, not is_host(data)
+    if name in vocabulary.storage_accessors:
+        return value | {STORAGE}, False
+    return None
+
+
+def writes_back(view: Iterable[Root], value: Value) -> bool:
+    """``view[...] = value`` where ``view`` is a host view of the function's own parameters and
+    ``value`` nothing but a parameter's data: the caller's data copied into the caller's tensor,
+    with nothing computed on the way (``_write_back(t, arr)``)."""
+    return bool(value) and all(isinstance(a, Param) for a in value) and all(r.param is not None for r in view)

@@ -1171,9 +1171,99 @@ def agreement() -> tuple[Module, Module]:
     return joins, m
 
 
+STORAGE_IMPORTS = """
+    import numpy as np
+
+    from . import kernels
+    from ..common.convert import from_numpy
+"""
+
+
+def storage_views() -> Module:
+    """Seed ``storage_view`` (candle's mps ``diag``, 1-D branch): a tensor's storage's host buffer
+    (``t._storage.data``, ``t.untyped_storage().buffer()``: the vocabulary's ``storage_accessors``
+    then ``storage_host_views``) is a host view of the tensor, as ``t._numpy_view()`` is: reading
+    it reads the tensor back, writing through it writes into the tensor. A helper that returns
+    nothing and only copies its caller's array into its caller's tensor is a write-back primitive
+    (as ``from_numpy`` is an upload): the finding is at its caller's host computation."""
+    m = Module("mps/storage.py", "Host views of a tensor's storage: reads and writes through them.", STORAGE_IMPORTS)
+    m.add("storage_view", "diag of a 1-D tensor written element by element through out._storage.data", "fallback", """
+        def diag(a, diagonal=0):
+            if a.dim() == 1:
+                n = a.shape[0] + abs(diagonal)
+                out = kernels.empty((n, n), dtype=a.dtype, device=a.device)
+                dst = out._storage.data.reshape(n, n)  # E: readback
+                src = a._storage.data
+                for i in range(a.shape[0]):
+                    dst[i, i + diagonal] = src[i]
+                return out
+            return kernels.launch("diag", a, diagonal)
+    """)
+    m.add("storage_view", "a constant written straight into out._storage.data", "fallback", """
+        def eye_(out, n):
+            out._storage.data[:: n + 1] = 1.0  # E: readback
+            return out
+    """)
+    m.add("storage_view", "the storage bound first, its .data read and computed with", "fallback", """
+        def cumsum(a):
+            storage = a._storage
+            host = storage.data  # E: readback
+            return from_numpy(np.cumsum(host), a.dtype, a.device)
+    """)
+    m.add("storage_view", "a.untyped_storage().buffer() read with np.frombuffer", "fallback", """
+        def sum_bytes(a):
+            raw = np.frombuffer(a.untyped_storage().buffer(), dtype=np.float32)  # E: readback
+            return from_numpy(raw.sum(), a.dtype, a.device)
+    """)
+    m.add("storage_view", "through the typed storage's untyped one: t.storage()._untyped.buffer()", "fallback", """
+        def abs_(a):
+            raw = np.frombuffer(a.storage()._untyped.buffer(), dtype=np.float32)  # E: readback
+            np.abs(raw, out=raw)
+            return a
+    """)
+    m.add("storage_view", "in an except handler", "fallback", """
+        def neg(a):
+            try:
+                return kernels.launch("neg", a)
+            except RuntimeError:
+                return from_numpy(-a._storage.data, a.dtype, a.device)  # E: readback
+    """)
+    m.add("storage_view", "the write-back primitive: t._storage.data[:] = arr", "support", """
+        def _write_back(t, arr):
+            t._storage.data[:] = arr
+    """)
+    m.add("storage_view", "an optimizer step computed on host views, written back by the primitive", "fallback", """
+        def sgd_step(param, grad, lr):
+            p = np.asarray(param._storage.data)  # E: readback
+            g = np.asarray(grad._storage.data)
+            _write_back(param, p - lr * g)
+            return param
+    """)
+    m.add("storage_view", "a device result written back by the primitive", "clean", """
+        def scale_(a, factor):
+            _write_back(a, kernels.launch("mul", a, factor))
+            return a
+    """)
+    m.add("storage_view", "storage metadata only (nbytes())", "clean", """
+        def storage_size(a):
+            return kernels.empty((a._storage.nbytes(),), dtype=a.dtype, device=a.device)
+    """)
+    m.add("storage_view", "a tensor's own .data (the tensor, not its storage)", "clean", """
+        def relu_data(a):
+            return kernels.relu(a.data)
+    """)
+    m.add("storage_view", "the storage's buffer of a tensor on the CPU", "clean", """
+        def cumsum_any(a):
+            if a.device.type == "cpu":
+                return from_numpy(np.cumsum(a._storage.data), a.dtype, a.device)
+            return kernels.launch("cumsum", a)
+    """)
+    return m
+
+
 def modules() -> list[Module]:
     return [relu_roundtrip(), middles(), softplus(), contexts(), copies(), *helpers(), *indirect(), index_maps(),
-            metadata(), creation(), syncs(), soc(), cpu_calls(), sizes(), *agreement()]
+            metadata(), creation(), syncs(), soc(), cpu_calls(), sizes(), *agreement(), storage_views()]
 
 
 def render() -> dict[str, str]:
