@@ -61,10 +61,12 @@ READ_BACK: Final = (f'"{{function}}" reads tensor data to the host with {{what}}
 
 #: How host data reaches the device or the op's result, as the check's direct findings say it
 #: (their ``{how}``), by the walk's sink kind (``_check._values.SinkKind``); ``{call}`` is the
-#: call as written. Data read back is said to compute the result unless its sink is one of
-#: the first three (the host makes the result from it there).
+#: call as written. Data read back is said to compute the result unless its sink is itself how
+#: the host makes the result from it (``Sink.computes_result``: a write through a host view,
+#: copies driven element by element).
 CHECK_SINKS: Final = {
     "host_view": "writes into the tensor through a host view",
+    "write_back": "writes it into a tensor through a host view",
     "drives_copies": "drives element copies into a device tensor from it",
     "drives_call": 'drives "{call}" element by element from it',
     "host_result": "computes its result there",

@@ -20,6 +20,7 @@ __all__ = [
     "COPY_SOURCES",
     "CREATION_FACTORIES",
     "DATA_DEPENDENT_SHAPES",
+    "DATA_PARAMETERS",
     "SAME_PLACE_OPS",
     "FIXED_TRANSFERS",
     "HOST_FACTORIES",
@@ -31,16 +32,19 @@ __all__ = [
     "METADATA",
     "NUMPY_BRIDGES",
     "OUTPUT_PARAMETERS",
+    "PLACE_ATTRIBUTES",
     "OpKind",
     "READBACKS",
     "SCALAR_CONVERSIONS",
     "SCALAR_BOUND_FACTORIES",
+    "SHAPE_ARGUMENT_OPS",
     "TENSOR_DATA_FACTORIES",
     "TARGET_TRANSFERS",
     "UPLOADED_PARAMETERS",
     "classify",
     "is_host_copy_op",
     "is_like_factory",
+    "is_metadata_argument",
 ]
 
 
@@ -180,6 +184,49 @@ SAME_PLACE_OPS: Final[frozenset[str]] = frozenset({
     "empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "new_empty", "new_zeros",
     "new_ones", "new_full",
 })
+
+#: Ops whose one data operand is their first argument (the tensor, or the list of tensors of
+#: ``cat``/``stack``) and whose every other argument is metadata: sizes, dims, shapes, split
+#: sections, counts, or a tensor whose shape alone is read (``view_as``). Whatever those
+#: arguments hold, and however it was computed (a count read back with ``.tolist()`` for
+#: ``torch.split(x, sizes)``), the op does not compute with it: at most the host waited for it
+#: (a host sync). For the method form (``x.split(sizes)``) every argument is metadata. Ops
+#: with a second data operand (``index_select``'s index, ``max(a, b)``, ``masked_fill``'s
+#: mask, ``repeat_interleave``'s repeats) are not here.
+SHAPE_ARGUMENT_OPS: Final[frozenset[str]] = frozenset({
+    # splits and slices
+    "split", "split_with_sizes", "tensor_split", "hsplit", "vsplit", "dsplit", "chunk", "unbind", "narrow",
+    "select", "unfold",
+    # shapes and layouts
+    "reshape", "view", "expand", "tile", "permute", "transpose", "swapaxes", "swapdims", "movedim", "moveaxis",
+    "squeeze", "unsqueeze", "flatten", "unflatten", "flip", "roll", "rot90", "diagonal", "diag_embed", "tril",
+    "triu", "as_strided", "broadcast_to", "view_as", "expand_as", "reshape_as", "resize_", "resize_as_", "pad",
+    "cat", "concat", "concatenate", "stack",
+    # reductions and scans over dims
+    "sum", "nansum", "mean", "nanmean", "prod", "amax", "amin", "argmax", "argmin", "logsumexp", "softmax",
+    "log_softmax", "cumsum", "cumprod", "topk", "kthvalue", "sort", "argsort", "all", "any", "count_nonzero",
+    "var", "std", "one_hot", "interpolate",
+})
+
+#: Parameter names that hold the data operand of a ``SHAPE_ARGUMENT_OPS`` op passed by keyword.
+DATA_PARAMETERS: Final[frozenset[str]] = frozenset({"input", "self", "tensor", "tensors", "a", "x"})
+
+
+def is_metadata_argument(op: str, position: int | None = None, keyword: str | None = None,
+                         method: bool = False) -> bool:
+    """Whether the argument of ``op`` at ``position`` (or passed as ``keyword``) is metadata
+    (``SHAPE_ARGUMENT_OPS``); ``method``: the op is called on its tensor (``x.split(sizes)``),
+    so no argument is its data."""
+    if op not in SHAPE_ARGUMENT_OPS:
+        return False
+    if keyword is not None:
+        return keyword not in DATA_PARAMETERS
+    return method or (position is not None and position >= 1)
+
+
+#: Attributes of a tensor that ``SAME_PLACE_OPS`` keep: a test of them on the input (``a.dtype``,
+#: ``a.device.type``, "every tensor of a list has the first one's dtype") holds for their results.
+PLACE_ATTRIBUTES: Final[frozenset[str]] = frozenset({"dtype", "device"})
 
 #: Factories that create a tensor from sizes, ranges or seeds (no tensor input): ``device=``
 #: picks the device, and without it the tensor is made on the CPU (``torch.arange(n)``).

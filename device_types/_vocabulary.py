@@ -162,6 +162,16 @@ class HostVocabulary:
     d2h_patterns: tuple[str, ...] = (r"d2h|dtoh|device_?to_?host",)
     #: ctypes/numpy views of raw memory: on a device pointer, a read of device data.
     raw_memory_reads: frozenset[str] = frozenset({"from_address", "string_at", "as_array"})
+    #: Attributes and no-argument methods that give the storage behind a tensor (or behind a
+    #: storage): ``t._storage``, ``t.untyped_storage()``, ``typed._untyped``.
+    storage_accessors: frozenset[str] = frozenset({
+        "_storage", "storage", "untyped_storage", "_untyped_storage", "typed_storage", "_typed_storage", "_untyped"})
+    #: Attributes and no-argument methods of a storage that are its memory as host data (a numpy
+    #: array over unified or pinned memory: ``t._storage.data``, ``storage.buffer()``): read on
+    #: a device tensor's storage, a host view of the tensor, as ``t._numpy_view()`` is; a
+    #: write through it is a write into the tensor. Only after a ``storage_accessors`` step:
+    #: a tensor's own ``.data`` is the tensor.
+    storage_host_views: frozenset[str] = frozenset({"data", "_data", "buffer"})
     #: Copies whose direction is an argument value (the ACL and CUDA runtimes).
     copy_apis: tuple[CopyApi, ...] = (
         CopyApi("memcpy", kind=4, destination=0, source=2, device_to_host=frozenset({2}),
@@ -226,6 +236,11 @@ class HostVocabulary:
     @cached_property
     def device_copy(self) -> re.Pattern[str]:
         return _compiled(self.device_copy_patterns)
+
+    @cached_property
+    def storage_names(self) -> frozenset[str]:
+        """``storage_accessors`` and ``storage_host_views`` together: one test on the walk's hot path."""
+        return self.storage_accessors | self.storage_host_views
 
     @cached_property
     def copy_api(self) -> dict[str, CopyApi]:

@@ -227,7 +227,7 @@ def substitute(condition: Condition, bindings: dict[int, Binding]) -> Condition:
 
 def _substitute_test(test: Test, bindings: dict[int, Binding]) -> Test | bool | None:
     subject = _substitute_subject(test.subject, bindings)
-    if subject is None:
+    if subject is None or subject[0] == "one":
         return None
     decided = decide_call(subject)
     if decided is not None:
@@ -252,7 +252,7 @@ def _substitute_subject(subject: Subject, bindings: dict[int, Binding]) -> Subje
             return bound if not subject[2] else None
         if bound[0] == "p" or bound[0] == "g":
             return (bound[0], bound[1], bound[2] + subject[2])
-        return bound if not subject[2] else None
+        return bound if not subject[2] else None  # ("one", ...): read by a test of its elements only
     if kind == "c":
         args = []
         for arg in subject[2]:
@@ -263,8 +263,28 @@ def _substitute_subject(subject: Subject, bindings: dict[int, Binding]) -> Subje
             if replaced is None:
                 return None
             args.append(replaced)
+        if any(arg[0] == "one" for arg in args):
+            return _of_one(subject[1], args)
         return ("c", subject[1], tuple(args))
+    if kind == "one":
+        return None
     return subject
+
+
+def _of_one(dotted: str, args: list[Subject]) -> Subject | None:
+    """A test of a list the caller wrote out from one tensor of its own (``("one", a)``:
+    ``[a, a.contiguous()]``, each element on ``a``'s device with its dtype): ``all(p(t) for t
+    in ts)`` is ``p(a)``, and the elements agree on their device and dtype. Any other test of
+    such a list (its length, its truth, another function of it) is not read."""
+    if len(args) != 1:
+        return None
+    one = args[0][1]
+    if dotted.startswith("all:"):
+        predicate, _, attrs = dotted[len("all:"):].partition("|")
+        return ("c", predicate, ((one[0], one[1], tuple(attrs.split("."))) if attrs else one,))
+    if dotted.startswith("same:"):
+        return ("lit", True)
+    return None
 
 
 #: Builtin types a literal can be tested against, by their dotted names.
@@ -356,7 +376,12 @@ def _render_subject(subject: Subject, names: tuple[str, ...]) -> str:
         return _dotted(subject[1].rpartition(".")[2], subject[2])
     args = ", ".join(_render_subject(a, names) for a in subject[2])
     if subject[1].startswith("all:"):  # every element: ``all(_can_use_gpu(t) for t in tensors)``
-        return f"all({subject[1].rpartition('.')[2]}(t) for t in {args})"
+        predicate, _, attrs = subject[1].partition("|")  # ``all(supported(t.dtype) for t in ts)``
+        element = f"t.{attrs}" if attrs else "t"
+        return f"all({predicate.rpartition('.')[2]}({element}) for t in {args})"
+    if subject[1].startswith("same:"):  # every element agrees: ``all(t.dtype == ts[0].dtype for t in ts)``
+        attrs = subject[1][len("same:"):]
+        return f"all(t.{attrs} == {args}[0].{attrs} for t in {args})"
     return f"{subject[1].rpartition('.')[2]}({args})"
 
 

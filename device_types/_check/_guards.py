@@ -87,6 +87,23 @@ class GuardReader:
         """Locals bound once, outside loops, by a plain ``name = expr``: name -> expr."""
         return self._scope[2]
 
+    @cached_property
+    def returns_result(self) -> bool:
+        """Whether the function returns a value: a ``return`` of an expression other than
+        ``None`` in its own body (nested defs are their own). A function that returns nothing
+        computes no result of its own."""
+        pending: list[ast.AST] = list(self._node.body)
+        while pending:
+            node = pending.pop()
+            if isinstance(node, ast.Return) and node.value is not None and not (
+                    isinstance(node.value, ast.Constant) and node.value.value is None):
+                return True
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            pending.extend(child for child in ast.iter_child_nodes(node)
+                           if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)))
+        return False
+
     # --- subjects and literals -------------------------------------------------------------
 
     def subject(self, expr: ast.expr) -> Subject | None:
@@ -184,14 +201,104 @@ class GuardReader:
         loop = generator.generators[0]
         element = generator.elt
         if loop.ifs or not isinstance(loop.target, ast.Name) or not isinstance(element, ast.Call) \
-                or element.keywords or len(element.args) != 1 or not isinstance(element.args[0], ast.Name) \
-                or element.args[0].id != loop.target.id:
+                or element.keywords or len(element.args) != 1:
+            return None
+        # p(t), or p of a place attribute of t (``supported(t.dtype)``): kept by the views and
+        # copies a caller makes of each element (``sem.PLACE_ATTRIBUTES``)
+        attrs = _attributes_of(element.args[0], loop.target.id)
+        if attrs is None or (attrs and attrs[0] not in sem.PLACE_ATTRIBUTES):
             return None
         predicate = self._callee(element.func)
         items = self.subject(loop.iter)
         if predicate is None or items is None or items[0] == "c":
             return None
-        return ("c", f"all:{predicate}", (items,))
+        return ("c", f"all:{predicate}" + (f"|{'.'.join(attrs)}" if attrs else ""), (items,))
+
+    def _agreement(self, expr: ast.expr) -> tuple[Condition, Condition] | None:
+        """``all(t.dtype == ts[0].dtype for t in ts)`` (``is``, either side; ``t.device``,
+        ``t.device.type``) and ``any(t.dtype != ts[0].dtype for t in ts)``: every element of
+        ``ts`` agrees with the others on a place attribute, as the subject
+        ``("c", "same:dtype", (ts,))``, so that a caller's list made from one list of its own
+        (``cat([t.unsqueeze(0) for t in ts])``) carries its own test of it."""
+        if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in ("all", "any")
+                and expr.func.id not in self._locals and len(expr.args) == 1 and not expr.keywords):
+            return None
+        generator = expr.args[0]
+        if not isinstance(generator, (ast.GeneratorExp, ast.ListComp)) or not isinstance(generator.elt, ast.Compare) \
+                or len(generator.elt.ops) != 1:
+            return None
+        compare = generator.elt
+        equal = isinstance(compare.ops[0], (ast.Eq, ast.Is))
+        if not equal and not isinstance(compare.ops[0], (ast.NotEq, ast.IsNot)):
+            return None
+        if equal != (expr.func.id == "all"):  # all(... != ...), any(... == ...): no agreement test
+            return None
+        for element, other in ((compare.left, compare.comparators[0]), (compare.comparators[0], compare.left)):
+            same = self._agreeing(generator, element, other)
+            if same is not None:
+                test = Test(same, None, True)
+                return _pair(test) if equal else _pair(test.negated())
+        return None
+
+    def _agreeing(self, generator: ast.GeneratorExp | ast.ListComp | ast.SetComp, element: ast.expr,
+                  other: ast.expr | None) -> Subject | None:
+        """The subject "every item of the iterated list has the same ``element``", where
+        ``element`` is a place attribute of the loop variable (``t.dtype``: ``sem.PLACE_ATTRIBUTES``)
+        and ``other`` (when given) the same attribute of one item of that list (``ts[0].dtype``)."""
+        if len(generator.generators) != 1:
+            return None
+        loop = generator.generators[0]
+        if loop.ifs or loop.is_async or not isinstance(loop.target, ast.Name):
+            return None
+        attrs = _attributes_of(element, loop.target.id)
+        if not attrs or attrs[0] not in sem.PLACE_ATTRIBUTES:
+            return None
+        items = self.subject(loop.iter)
+        if items is None or items[0] not in ("p", "g"):
+            return None
+        if other is not None:
+            for attr in reversed(attrs):
+                if not (isinstance(other, ast.Attribute) and other.attr == attr):
+                    return None
+                other = other.value
+            one = self.subject(other)
+            if one is None or one[:2] != items[:2] or len(one[2]) != len(items[2]) + 1 \
+                    or one[2][:-1] != items[2] or not one[2][-1].startswith("["):
+                return None  # not an item of the same list
+        return ("c", "same:" + ".".join(attrs), (items,))
+
+    def _count_distinct(self, expr: ast.Compare) -> tuple[Condition, Condition] | None:
+        """``len({t.dtype for t in ts}) == 1`` (or ``set(... for t in ts)``; ``!= 1``, ``<= 1``,
+        ``> 1``): whether the items agree. ``== 1`` also needs an item (an empty ``ts`` agrees,
+        and has no distinct value): it holds when they agree and ``ts`` is not empty."""
+        left, right = expr.left, expr.comparators[0]
+        if not (isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "len"
+                and "len" not in self._locals and len(left.args) == 1 and not left.keywords
+                and isinstance(right, ast.Constant) and right.value == 1 and not isinstance(right.value, bool)):
+            return None
+        inner = left.args[0]
+        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "set" \
+                and "set" not in self._locals and len(inner.args) == 1 and not inner.keywords:
+            inner = inner.args[0]
+        if not isinstance(inner, (ast.SetComp, ast.GeneratorExp, ast.ListComp)):
+            return None
+        if not isinstance(inner, ast.SetComp) and inner is left.args[0]:
+            return None  # len([...]) counts items, not distinct values
+        same = self._agreeing(inner, inner.elt, None)
+        if same is None:
+            return None
+        agree, differ = _pair(Test(same, None, True))
+        some, none = _pair(Test(same[2][0], None, True))  # ts is not empty / is empty
+        op = expr.ops[0]
+        if isinstance(op, ast.Eq):
+            return conjoin(agree, some), disjoin(differ, none)
+        if isinstance(op, ast.NotEq):
+            return disjoin(differ, none), conjoin(agree, some)
+        if isinstance(op, ast.LtE):
+            return agree, differ
+        if isinstance(op, ast.Gt):
+            return differ, agree
+        return None
 
     def _callee(self, func: ast.expr) -> str | None:
         if isinstance(func, ast.Name) and func.id in _BUILTINS and func.id not in self._locals:
@@ -232,7 +339,15 @@ class GuardReader:
         like it: ``sem.SAME_PLACE_OPS``) is that subject for such tests: ``flip(a.transpose(0, 1))``
         under ``_can_use_gpu(a)`` passes a GPU tensor. A list of such tensors made from the
         elements of a list (``[t.unsqueeze(0) for t in tensors]``) is that list."""
-        return self.subject(self._same_place(expr, 0))
+        made = self._same_place(expr, 0)
+        if isinstance(made, (ast.List, ast.Tuple)) and made.elts:
+            # ``[a, a.contiguous()]``: a list of tensors made from one tensor has its device and
+            # dtype in every element (``_conditions``: ``("one", a)``)
+            elements = {self.subject(self._same_place(e, 1)) if isinstance(self._same_place(e, 1), ast.Name)
+                        else None for e in made.elts}
+            one = elements.pop() if len(elements) == 1 else None
+            return ("one", one) if one is not None and one[0] == "p" and not one[2] else None
+        return self.subject(made)
 
     def _same_place(self, expr: ast.expr, depth: int) -> ast.expr:
         if depth > 6:
@@ -297,6 +412,9 @@ class GuardReader:
         every = self._every(expr)
         if every is not None:
             return _pair(Test(every, None, True))
+        agreement = self._agreement(expr)
+        if agreement is not None:
+            return agreement
         subject = self.subject(expr)
         if subject is None:
             return _UNKNOWN
@@ -305,6 +423,9 @@ class GuardReader:
     def _compare(self, expr: ast.Compare) -> tuple[Condition, Condition]:
         if len(expr.ops) != 1:
             return _UNKNOWN
+        distinct = self._count_distinct(expr)
+        if distinct is not None:
+            return distinct
         op, left, right = expr.ops[0], expr.left, expr.comparators[0]
         if isinstance(op, (ast.In, ast.NotIn)):
             subject, values = self.subject(left), self._values(right)
@@ -347,6 +468,19 @@ class GuardReader:
     def _param_based(self, expr: ast.expr) -> bool:
         subject = self.subject(expr)
         return subject is not None and subject[0] == "p"
+
+
+def _attributes_of(expr: ast.expr, name: str) -> list[str] | None:
+    """``t.device.type`` -> ``["device", "type"]`` for ``name`` ``t`` (``[]`` for ``t`` itself);
+    None when ``expr`` is not an attribute chain on ``name``."""
+    attrs: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        attrs.append(expr.attr)
+        expr = expr.value
+    if not (isinstance(expr, ast.Name) and expr.id == name):
+        return None
+    attrs.reverse()
+    return attrs
 
 
 def _pair(test: Test) -> tuple[Condition, Condition]:

@@ -9,12 +9,18 @@ shape, a constant, a value of unknown type.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from collections.abc import Iterable
-from typing import Literal, Union
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Literal, Union
 
-__all__ = ["ArrayOf", "COMPUTED", "EMPTY", "Computed", "HostOnly", "LoopFilled", "Param", "Pending", "ReadOf", "Root", "Sink", "SinkKind", "Value", "as_scalar", "is_host",
-           "host_operands", "host_operands_of", "items_of", "overwritten", "params", "pending_of", "root_fields", "root_rank",
-           "roots", "wrapped"]
+from .. import _semantics as sem
+
+if TYPE_CHECKING:
+    from .._vocabulary import HostVocabulary
+
+__all__ = ["ArrayOf", "COMPUTED", "EMPTY", "STORAGE", "Computed", "HostOnly", "LoopFilled", "Param", "Pending", "ReadOf",
+           "Root", "Sink", "SinkKind", "StorageOf", "Value", "as_scalar", "data_operands", "is_host", "host_operands",
+           "host_operands_of", "items_of", "overwritten", "params", "pending_of", "root_fields", "root_rank", "roots",
+           "storage_step", "wrapped", "writes_back"]
 
 #: ``read``: device data copied to the host; ``built``: array data made on the host.
 RootKind = Literal["read", "built"]
@@ -99,6 +105,7 @@ SinkKind = Literal[
     "device_write",    # written into a device tensor (``dev[i] = host``)
     "out_write",       # written into a device tensor with ``out=``
     "host_view",       # written into a tensor through a host view of its memory
+    "write_back",      # a caller's data copied into its tensor by a helper that returns nothing
     "drives_copies",   # the addresses of element copies into a device tensor, in a host loop
     "drives_call",     # the addresses of a device copy call, in a host loop
     "host_result",     # the op's result, computed on the host and returned
@@ -137,7 +144,18 @@ class Computed:
 
 COMPUTED = Computed()
 
-Atom = Union[Root, Param, ReadOf, HostOnly, LoopFilled, ArrayOf, Pending, Computed]
+
+@dataclass(frozen=True)
+class StorageOf:
+    """The value is the storage behind a tensor (``t._storage``, ``t.untyped_storage()``), with
+    that tensor's other facts beside it: its host buffer (``.data``, ``.buffer()``: the
+    vocabulary's ``storage_host_views``) is a host view of the tensor's memory, as
+    ``t._numpy_view()`` is."""
+
+
+STORAGE = StorageOf()
+
+Atom = Union[Root, Param, ReadOf, HostOnly, LoopFilled, ArrayOf, Pending, Computed, StorageOf]
 Value = frozenset[Atom]
 EMPTY: Value = frozenset()
 
@@ -238,3 +256,49 @@ def wrapped(given: Value) -> Value:
 def root_rank(root: Root) -> tuple[object, ...]:
     return len(root.chain), root.chain, root.origin or ("", 0, ""), root.line, root.column, root.what, root.kind, \
         root_fields(root)
+
+
+def data_operands(op: str, args: Sequence[Value], kwargs: Mapping[str | None, Value], starred: bool,
+                  method: bool = False) -> Value | None:
+    """What ``op`` computes with, when some of its arguments are metadata (``sem.SHAPE_ARGUMENT_OPS``:
+    ``torch.split(x, sizes)``, ``x.split(sizes)``, ``torch.cat(ts, dim)``): the union of its data
+    arguments, leaving out sizes, dims and sections however they were computed (a count read back
+    for ``split`` is a host sync at most, not host data the op computes with). ``args``: the
+    positional values; ``kwargs``: the keyword ones; ``method``: called on its tensor, which is
+    not among ``args``. None: every argument is data (not such an op, or a ``*args`` that hides
+    which position is which)."""
+    if op not in sem.SHAPE_ARGUMENT_OPS or (starred and not method):
+        return None
+    found: Value = EMPTY
+    for position, value in enumerate(args):
+        if not sem.is_metadata_argument(op, position=position, method=method):
+            found = found | value
+    for keyword, value in kwargs.items():
+        if keyword is None or not sem.is_metadata_argument(op, keyword=keyword, method=method):
+            found = found | value
+    return found
+
+
+def storage_step(name: str, value: Value, vocabulary: "HostVocabulary") -> tuple[Value, bool] | None:
+    """Reading ``name`` (an attribute, or a method called without arguments) of ``value``, where
+    it concerns a tensor's storage: (what it gives, whether that is a host view of device memory).
+
+    - ``t._storage`` (``storage_accessors``): the storage, ``value`` marked ``STORAGE``;
+    - ``storage.data`` (``storage_host_views``, on a value so marked): the storage's memory as
+      host data, a view of its tensor: the tensor's facts without the mark, a read of device
+      memory unless they are host data already (the storage of a CPU tensor, of a host array).
+
+    None: ``name`` is neither (a tensor's own ``.data`` is the tensor)."""
+    if name in vocabulary.storage_host_views and STORAGE in value:
+        data = value - {STORAGE}
+        return data, not is_host(data)
+    if name in vocabulary.storage_accessors:
+        return value | {STORAGE}, False
+    return None
+
+
+def writes_back(view: Iterable[Root], value: Value) -> bool:
+    """``view[...] = value`` where ``view`` is a host view of the function's own parameters and
+    ``value`` nothing but a parameter's data: the caller's data copied into the caller's tensor,
+    with nothing computed on the way (``_write_back(t, arr)``)."""
+    return bool(value) and all(isinstance(a, Param) for a in value) and all(r.param is not None for r in view)

@@ -48,6 +48,8 @@ def test_host_syncs_are_opt_in() -> None:
         ("fw/_backends/mps/ops.py", "host_sync_only", 129),
         ("fw/_backends/mps/ops.py", "running_max_on_device", 156),  # a loop's bound, read back
         ("fw/_backends/mps/ops.py", "record_shapes", 189),  # a shape, kept in a list
+        ("fw/_backends/mps/storage.py", "group_sums", 50),  # split sizes for torch.split
+        ("fw/_backends/mps/storage.py", "group_sums_host", 55),  # the same, beside a fallback
         ("fw/_backends/npu/ops.py", "validate", 38),
     }
 

@@ -55,6 +55,9 @@ def test_findings_are_exactly_the_marked_lines(every_finding: list[dict]) -> Non
     "staged_as_float",   # 11: `.to(torch.float32)` of a host tensor is a dtype change, no upload
     "staged_like",       # 11: `.to(x.dtype)` likewise
     "roots_fast",        # 12: `... if exact else coeffs` with exact=False takes the device side
+    "stack",             # 13: the same dtype-agreement guard on the list its views are made from
+    "hstack",            # 13: its early return when any dtype differs from the first one's
+    "repeat_twice",      # 13: a list of one tensor and its copy agrees on dtype, under that tensor's guard
 ])
 def test_unreached_paths_are_not_findings(findings: dict[str, dict], unreached: str) -> None:
     assert unreached not in findings
@@ -73,6 +76,9 @@ def test_unreached_paths_are_not_findings(findings: dict[str, dict], unreached: 
     ("pad", 'mode not in ("constant", "edge", "replicate")', ["pad", "_pad_symmetric"]),
     ("pad_symmetric", None, ["pad_symmetric", "pad", "_pad_symmetric"]),
     ("solve_batch", None, ["solve_batch", "solve", "_solve_on_host"]),  # not the mps branch's root
+    ("stack_unchecked", "all(can_use_gpu(t) for t in tensors) and not all(t.dtype == tensors[0].dtype for t in tensors)",
+     ["stack_unchecked", "cat"]),
+    ("repeat_any", "not can_use_gpu(a)", ["repeat_any", "cat"]),
 ])
 def test_reached_paths_say_when_and_through_what(findings: dict[str, dict], function: str, condition: str | None,
                                                  chain: list[str]) -> None:
@@ -136,6 +142,8 @@ def test_a_chip_path_that_addresses_device_copies_from_host_data_is_a_fallback(f
 
 
 def test_direct_findings_state_their_condition(findings: dict[str, dict]) -> None:
+    assert findings["cat"]["condition"] == ("not all(can_use_gpu(t) for t in tensors); "
+                                            "or not all(t.dtype == tensors[0].dtype for t in tensors)")
     assert findings["_reduce"]["condition"] == 'op in ("argmax", "argmin")'
     assert findings["_sum"]["condition"] == "dim is not None and exact"
     assert findings["full_like"]["condition"] is None

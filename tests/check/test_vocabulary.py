@@ -107,6 +107,33 @@ def test_readback_names_extend_the_built_in_patterns(tmp_path: Path) -> None:
     assert _findings(_project(tmp_path / "b", source, config)) == [("exp", 6, "device-readback")]
 
 
+STORAGE = """\
+import numpy as np
+
+
+def cumsum(a, out):
+    host = np.asarray(a.{storage}.{view})
+    out.upload(np.cumsum(host))
+    return out
+"""
+
+
+def test_a_storage_host_view_reads_back_and_a_framework_names_its_own(tmp_path: Path) -> None:
+    """``t._storage.data`` is a host view of the tensor (``storage_accessors``, then
+    ``storage_host_views``); a tensor's own ``.data`` is not; another framework's spelling
+    (``t._mem.host``) is two vocabulary lines."""
+    assert _findings(_project(tmp_path / "a", STORAGE.format(storage="_storage", view="data"))) == \
+        [("cumsum", 5, "device-readback")]
+    assert _findings(_project(tmp_path / "b", STORAGE.format(storage="untyped_storage()", view="buffer()"))) == \
+        [("cumsum", 5, "device-readback")]
+    own = STORAGE.format(storage="_mem", view="host")
+    assert _findings(_project(tmp_path / "c", own)) == []
+    config = '\n[tool.device_types.check.vocabulary]\nstorage_accessors = ["_mem"]\nstorage_host_views = ["host"]\n'
+    assert _findings(_project(tmp_path / "d", own, config)) == [("cumsum", 5, "device-readback")]
+    source = "import numpy as np\n\n\ndef relu(a, out):\n    out.upload(a.data.relu())\n    return out\n"
+    assert _findings(_project(tmp_path / "e", source)) == []
+
+
 @pytest.mark.parametrize(("table", "message"), [
     ('nonsense = ["x"]', "unknown key 'nonsense'"),
     ('readback_patterns = ["("]', "is not a regular expression"),

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Callable
 from ... import _semantics as sem
 from .. import _codes as codes
 from .._values import (COMPUTED, EMPTY, ArrayOf, HostOnly, LoopFilled, Param, ReadOf, Root, Value, as_scalar, host_operands,
-                       is_host, overwritten, params, pending_of, roots, wrapped)
+                       data_operands, is_host, overwritten, params, pending_of, roots, storage_step, wrapped)
 from .recorder import RANGE
 from .events import Sink
 from .state import WalkState
@@ -90,6 +90,10 @@ class Calls:
         name = func.attr
         if name in sem.METADATA:
             return EMPTY
+        if name in self.vocab.storage_names and not node.args and not node.keywords:
+            step = storage_step(name, receiver, self.vocab)  # t.untyped_storage(), then its .buffer()
+            if step is not None:
+                return self.recorder.readback(node, step[0], None, codes.READBACK) if step[1] else step[0]
         if name in self.vocab.raw_memory_reads:
             return self.raw_memory(node, name, all_args)
         if self.vocab.host_allocation.search(name):
@@ -111,6 +115,8 @@ class Calls:
             if is_host(receiver):
                 return receiver | all_args
             return self.recorder.readback(node, receiver, f'".{name}()"', codes.READBACK)
+        if name in sem.SHAPE_ARGUMENT_OPS:  # x.split(sizes): the sizes are metadata
+            all_args = data_operands(name, args, kwargs, False, method=True) or EMPTY
         if is_host(receiver):
             if name in self.vocab.shape_after_data_functions:  # arr.reshape(shape): the shape is metadata
                 all_args = host_operands(all_args) - {COMPUTED}
@@ -183,6 +189,10 @@ class Calls:
         if callee is not None:
             return self.project_calls.project_call(node, callee, args, kwargs, env, receiver)
         top = dotted.partition(".")[0]
+        if last in sem.SHAPE_ARGUMENT_OPS and top not in self.vocab.host_modules:
+            operands = data_operands(last, args, kwargs, any(isinstance(a, ast.Starred) for a in node.args))
+            if operands is not None:  # torch.split(x, sizes): the sizes are metadata, x is the data
+                all_args = operands
         if dotted in self.vocab.scalar_decoders:  # struct.unpack("f", raw)[0]: Python scalars
             return as_scalar(all_args)
         if self.vocab.d2h_name.search(dotted):

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from ... import _semantics as sem
 from .._conditions import conjoin
-from .._values import COMPUTED, EMPTY, LoopFilled, Value, items_of, is_host
+from .. import _codes as codes
+from .._values import COMPUTED, EMPTY, LoopFilled, Value, is_host, items_of, storage_step
 from .recorder import COMPREHENSION
 from .state import WalkState
 from .syntax import counts
@@ -15,6 +16,7 @@ from .syntax import counts
 
 if TYPE_CHECKING:
     from .calls import Calls
+    from .recorder import Recorder
     from .statements import Statements
 
 #: expression type -> its ``Expressions.expr_*`` method (False: none; the children are walked)
@@ -24,6 +26,7 @@ _EXPR_METHODS: dict[type, Any] = {}
 class Expressions:
     #: What this part uses of the others (``Walk`` gives them).
     calls: Calls
+    recorder: Recorder
     statements: Statements
 
     def __init__(self, state: WalkState) -> None:
@@ -83,7 +86,13 @@ class Expressions:
 
     def expr_Attribute(self, node: ast.Attribute, env: dict[str, Value]) -> Value:
         value = self.expr(node.value, env)
-        return EMPTY if node.attr in sem.METADATA else value
+        if node.attr in sem.METADATA:
+            return EMPTY
+        if node.attr in self.vocab.storage_names:  # t._storage, then its host buffer .data
+            step = storage_step(node.attr, value, self.vocab)
+            if step is not None:
+                return self.recorder.readback(node, step[0], None, codes.READBACK) if step[1] else step[0]
+        return value
 
     def expr_BinOp(self, node: ast.BinOp, env: dict[str, Value]) -> Value:
         value = self.expr(node.left, env) | self.expr(node.right, env)

@@ -233,7 +233,7 @@ class Statements:
             self.expr(target.slice, env)
             base = base_name(target.value)
             if not augment:
-                self.writes.write_element(target, container, value, env, source)
+                self.writes.write_element(target, container, value, env, source, copies=True)
             if base is not None and value:
                 self.writes.contain(base, env.get(base, EMPTY), value)
                 env[base] = env.get(base, EMPTY) | value

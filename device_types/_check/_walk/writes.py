@@ -7,7 +7,7 @@ import ast
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
-from .._values import EMPTY, ArrayOf, Value, params, pending_of, roots
+from .._values import EMPTY, ArrayOf, Value, params, pending_of, roots, writes_back
 from .events import Sink
 from .state import WalkState
 from .syntax import base_name
@@ -53,7 +53,7 @@ class Writes:
         return found
 
     def write_element(self, target: ast.Subscript, container: Value, value: Value,
-                      env: dict[str, Value], source: ast.expr | None = None) -> None:
+                      env: dict[str, Value], source: ast.expr | None = None, copies: bool = False) -> None:
         """``target = value`` (or ``+=``) into ``container``: host data written into a tensor
         made on the device is uploaded (``dev = torch.eye(4, device=d); dev[0, 2] = xs.tolist()[0]``);
         into host data, it is ``write_into``. Only a name bound to a call that names a device
@@ -75,7 +75,7 @@ class Writes:
             if written:  # the tensor now holds data the host built: a finding if it is returned
                 env[target.value.id] = env.get(target.value.id, EMPTY) | written
             return
-        self.write_into(container, base, value)
+        self.write_into(container, base, value, copies)
 
     def contain(self, base: str, current: Value, value: Value) -> None:
         """``value`` is written into (or appended to) what ``base`` holds (``current``): its
@@ -85,7 +85,7 @@ class Writes:
         if added:
             self.state.contained[base] = self.state.contained.get(base, EMPTY) | added
 
-    def write_into(self, container: Value, base: str | None, value: Value = EMPTY) -> None:
+    def write_into(self, container: Value, base: str | None, value: Value = EMPTY, copies: bool = False) -> None:
         """A write into host data: when that data is a view of a device tensor, it is the tensor
         (and whatever host data is written lands in it). ``base``: the name written through;
         data it holds only because it was written into it (``contain``) is not what it views."""
@@ -94,6 +94,12 @@ class Writes:
         held = self.state.contained.get(base, EMPTY) if base is not None else EMPTY
         read = [r for r in roots(container) if r.kind == "read" and not r.scalar and r not in held]
         if not read:
+            return
+        if copies and writes_back(read, value) and self.state.guards is not None and not self.state.guards.returns_result:
+            # a helper that returns nothing copies its caller's data into its caller's tensor
+            # (``_write_back(t, arr)``): an upload the caller makes, as with ``_from_numpy``
+            self.sink(value, Sink("write_back"))
+            self.facts.escaped |= set(read)
             return
         for root in (*read, *roots(value)):
             self.recorder.sunk(root, Sink("host_view"))

@@ -980,9 +980,290 @@ def cpu_calls() -> Module:
     return m
 
 
+def sizes() -> Module:
+    """Seed ``split_sizes`` (torchmetrics' group statistics): counts read back only to split,
+    narrow, reshape or permute a device tensor. A size, dim or section argument of a torch op
+    (``sem.SHAPE_ARGUMENT_OPS``) is metadata, whatever it holds: the readback is a host sync. The
+    same op given host tensor data as its data operand computes on the host (a fallback)."""
+    m = Module("npu/sizes.py", "Sizes, dims and sections read back for torch ops: host syncs; host data operands: fallbacks.", """
+        import torch
+
+        from . import aclnn
+        from ..common.convert import from_numpy, to_numpy
+
+        CPU = "cpu"
+    """)
+    m.add("split_sizes", "torch.split(x, sizes) with sizes = bincount(...).cpu().tolist()", "host-sync", """
+        def group_sums(x, groups):
+            sizes = aclnn.launch("aclnnBincount", groups).cpu().tolist()  # E: host-sync
+            parts = torch.split(x, sizes, dim=0)
+            return [aclnn.launch("aclnnSum", p) for p in parts]
+    """)
+    m.add("split_sizes", "the method x.split(sizes)", "host-sync", """
+        def group_sums_method(x, groups):
+            sizes = aclnn.launch("aclnnBincount", groups).cpu().tolist()  # E: host-sync
+            return [aclnn.launch("aclnnSum", p) for p in x.split(sizes)]
+    """)
+    m.add("split_sizes", "by keyword: torch.split(x, split_size_or_sections=sizes, dim=0)", "host-sync", """
+        def group_sums_keyword(x, groups):
+            sizes = aclnn.launch("aclnnBincount", groups).to(CPU).tolist()  # E: host-sync
+            parts = torch.split(x, split_size_or_sections=sizes, dim=0)
+            return [aclnn.launch("aclnnSum", p) for p in parts]
+    """)
+    m.add("split_sizes", "read back with to_numpy, then torch.tensor_split(x, counts.tolist())", "host-sync", """
+        def group_sums_numpy(x, groups):
+            counts = to_numpy(aclnn.launch("aclnnBincount", groups))  # E: host-sync
+            return list(torch.tensor_split(x, counts.tolist()))
+    """)
+    m.add("split_sizes", "the sizes in a loop, the parts returned as they are", "host-sync", """
+        def group_parts(x, groups):
+            sizes = []
+            for n in aclnn.launch("aclnnBincount", groups).cpu().tolist():  # E: host-sync
+                sizes.append(n)
+            return torch.split(x, sizes)
+    """)
+    m.add("split_sizes", "a shape read back for torch.reshape", "host-sync", """
+        def reshape_like(x, shape_tensor):
+            shape = shape_tensor.to("cpu").tolist()  # E: host-sync
+            return torch.reshape(x, shape)
+    """)
+    m.add("split_sizes", "an axis order read back for x.permute(*order)", "host-sync", """
+        def permute_by(x, order_tensor):
+            order = order_tensor.cpu().tolist()  # E: host-sync
+            return x.permute(*order)
+    """)
+    m.add("split_sizes", "a length read back for torch.narrow and a dim for torch.cat", "host-sync", """
+        def head_cat(x, y, n):
+            length = int(n.item())  # E: host-sync
+            return torch.cat([torch.narrow(x, 0, 0, length), y], dim=n.cpu().tolist()[0])
+    """)
+    m.add("split_sizes", "torch.split of the tensor read back (the data operand on the host)", "fallback", """
+        def group_sums_on_host(x, groups):
+            sizes = aclnn.launch("aclnnBincount", groups).cpu().tolist()  # E: host-sync
+            parts = torch.split(x.cpu(), sizes)  # E: readback
+            return [p.sum().to(x.device) for p in parts]
+    """)
+    m.add("split_sizes", "x.split(sizes) of data read back with to_numpy, uploaded", "fallback", """
+        def group_sums_numpy_data(x, groups):
+            sizes = aclnn.launch("aclnnBincount", groups).cpu().tolist()  # E: host-sync
+            host = torch.from_numpy(to_numpy(x))  # E: readback
+            return [from_numpy(p.sum().numpy(), x.dtype, x.device) for p in host.split(sizes)]
+    """)
+    m.add("split_sizes", "the sizes read back and uploaded as the result", "fallback", """
+        def group_counts(groups):
+            sizes = aclnn.launch("aclnnBincount", groups).cpu().tolist()  # E: readback
+            return torch.tensor(sizes, device=groups.device)
+    """)
+    return m
+
+
+AGREE_IMPORTS = """
+    import numpy as np
+
+    from . import kernels
+    from ..common.convert import from_numpy, to_numpy
+"""
+
+
+def agreement() -> tuple[Module, Module]:
+    """Seed ``cat_dtypes`` (candle's stack -> cat): ``cat`` stays on the device when every tensor
+    is GPU-eligible and all share the first one's dtype; its callers that test the same of the
+    list they pass (or pass a list of one tensor's views) do not reach its host branch."""
+    joins = Module("mps/joins.py", "cat: a Metal kernel for tensors that agree on dtype, numpy otherwise.", AGREE_IMPORTS)
+    m = Module("mps/stacking.py", "Callers of cat that do or do not rule out its host branch.", AGREE_IMPORTS + """
+    from .joins import cat, cat_any_differs, cat_distinct
+""")
+    joins.add("cat_dtypes", "the callee: all(...) of a predicate and of the dtypes agreeing", "support", """
+        def cat(tensors, dim=0):
+            if all(kernels.supported(t.dtype) for t in tensors) and all(t.dtype == tensors[0].dtype for t in tensors):
+                return kernels.launch("cat", tensors, dim)
+            arrays = [to_numpy(t) for t in tensors]  # E: readback
+            return from_numpy(np.concatenate(arrays, axis=dim), tensors[0].dtype, tensors[0].device)
+    """)
+    joins.add("cat_dtypes", "the callee: any(t.dtype != first.dtype ...), first = tensors[0]", "support", """
+        def cat_any_differs(tensors, dim=0):
+            first = tensors[0]
+            if any(t.dtype != first.dtype for t in tensors) or not all(kernels.supported(t.dtype) for t in tensors):
+                arrays = [to_numpy(t) for t in tensors]  # E: readback
+                return from_numpy(np.concatenate(arrays, axis=dim), first.dtype, first.device)
+            return kernels.launch("cat", tensors, dim)
+    """)
+    joins.add("cat_dtypes", "the callee: len({t.dtype for t in tensors}) != 1", "support", """
+        def cat_distinct(tensors, dim=0):
+            if len({t.dtype for t in tensors}) != 1 or not all(kernels.supported(t.dtype) for t in tensors):
+                return from_numpy(np.concatenate([to_numpy(t) for t in tensors], axis=dim),  # E: readback
+                                  tensors[0].dtype, tensors[0].device)
+            return kernels.launch("cat", tensors, dim)
+    """)
+    m.add("cat_dtypes", "stack under the same guard, unsqueezed views of the list passed", "clean", """
+        def stack(tensors, dim=0):
+            if all(kernels.supported(t.dtype) for t in tensors) and all(t.dtype == tensors[0].dtype for t in tensors):
+                return cat([t.unsqueeze(dim) for t in tensors], dim=dim)
+            return kernels.launch("stack", tensors, dim)
+    """)
+    m.add("cat_dtypes", "the guard written with is and the sides swapped", "clean", """
+        def stack_is(tensors, dim=0):
+            if all(kernels.supported(t.dtype) for t in tensors) and all(tensors[0].dtype is t.dtype for t in tensors):
+                return cat([t.unsqueeze(dim) for t in tensors], dim=dim)
+            return kernels.launch("stack", tensors, dim)
+    """)
+    m.add("cat_dtypes", "an early return when any dtype differs (first = tensors[0])", "clean", """
+        def hstack(tensors):
+            first = tensors[0]
+            if any(t.dtype != first.dtype for t in tensors) or not all(kernels.supported(t.dtype) for t in tensors):
+                return kernels.launch("hstack", tensors)
+            return cat(tensors, dim=1)
+    """)
+    m.add("cat_dtypes", "the guard as len({t.dtype for t in tensors}) == 1", "clean", """
+        def vstack(tensors):
+            if all(kernels.supported(t.dtype) for t in tensors) and len({t.dtype for t in tensors}) == 1:
+                return cat(tensors, dim=0)
+            return kernels.launch("vstack", tensors)
+    """)
+    m.add("cat_dtypes", "the guard as len(set(t.dtype for t in tensors)) <= 1, callee spelled with any()", "clean", """
+        def column_stack(tensors):
+            if all(kernels.supported(t.dtype) for t in tensors) and len(set(t.dtype for t in tensors)) <= 1:
+                return cat_any_differs([t.reshape(-1, 1) for t in tensors], dim=1)
+            return kernels.launch("column_stack", tensors)
+    """)
+    m.add("cat_dtypes", "the callee spelled with len({...}) != 1 (also true of no tensors), the caller tests both", "clean", """
+        def dstack(tensors):
+            if tensors and all(kernels.supported(t.dtype) for t in tensors) and all(t.dtype == tensors[0].dtype for t in tensors):
+                return cat_distinct([t.unsqueeze(-1) for t in tensors], dim=2)
+            return kernels.launch("dstack", tensors)
+    """)
+    m.add("cat_dtypes", "the callee spelled with len({...}) != 1, the caller does not rule out no tensors", "fallback", """
+        def dstack_maybe_empty(tensors):
+            if all(kernels.supported(t.dtype) for t in tensors) and all(t.dtype == tensors[0].dtype for t in tensors):
+                return cat_distinct([t.unsqueeze(-1) for t in tensors], dim=2)  # E: indirect
+            return kernels.launch("dstack", tensors)
+    """)
+    m.add("cat_dtypes", "a list of one tensor and its contiguous copy, under its own guard", "clean", """
+        def repeat_twice(a):
+            if kernels.supported(a.dtype):
+                return cat([a, a.contiguous()], dim=0)
+            return kernels.launch("repeat", a, 2)
+    """)
+    m.add("cat_dtypes", "no dtype test in the caller: mixed dtypes reach numpy", "fallback", """
+        def stack_unchecked(tensors, dim=0):
+            if all(kernels.supported(t.dtype) for t in tensors):
+                return cat([t.unsqueeze(dim) for t in tensors], dim=dim)  # E: indirect
+            return kernels.launch("stack", tensors, dim)
+    """)
+    m.add("cat_dtypes", "the caller tests the devices agree, not the dtypes", "fallback", """
+        def stack_same_device(tensors, dim=0):
+            if all(kernels.supported(t.dtype) for t in tensors) and all(t.device == tensors[0].device for t in tensors):
+                return cat([t.unsqueeze(dim) for t in tensors], dim=dim)  # E: indirect
+            return kernels.launch("stack", tensors, dim)
+    """)
+    m.add("cat_dtypes", "the caller tests the dtypes of another list", "fallback", """
+        def stack_other_list(tensors, others, dim=0):
+            if all(kernels.supported(t.dtype) for t in tensors) and all(t.dtype == others[0].dtype for t in others):
+                return cat([t.unsqueeze(dim) for t in tensors], dim=dim)  # E: indirect
+            return kernels.launch("stack", tensors, dim)
+    """)
+    m.add("cat_dtypes", "two tensors of their own (their dtypes may differ)", "fallback", """
+        def pair(a, b):
+            if kernels.supported(a.dtype) and kernels.supported(b.dtype):
+                return cat([a, b], dim=0)  # E: indirect
+            return kernels.launch("pair", a, b)
+    """)
+    return joins, m
+
+
+STORAGE_IMPORTS = """
+    import numpy as np
+
+    from . import kernels
+    from ..common.convert import from_numpy
+"""
+
+
+def storage_views() -> Module:
+    """Seed ``storage_view`` (candle's mps ``diag``, 1-D branch): a tensor's storage's host buffer
+    (``t._storage.data``, ``t.untyped_storage().buffer()``: the vocabulary's ``storage_accessors``
+    then ``storage_host_views``) is a host view of the tensor, as ``t._numpy_view()`` is: reading
+    it reads the tensor back, writing through it writes into the tensor. A helper that returns
+    nothing and only copies its caller's array into its caller's tensor is a write-back primitive
+    (as ``from_numpy`` is an upload): the finding is at its caller's host computation."""
+    m = Module("mps/storage.py", "Host views of a tensor's storage: reads and writes through them.", STORAGE_IMPORTS)
+    m.add("storage_view", "diag of a 1-D tensor written element by element through out._storage.data", "fallback", """
+        def diag(a, diagonal=0):
+            if a.dim() == 1:
+                n = a.shape[0] + abs(diagonal)
+                out = kernels.empty((n, n), dtype=a.dtype, device=a.device)
+                dst = out._storage.data.reshape(n, n)  # E: readback
+                src = a._storage.data
+                for i in range(a.shape[0]):
+                    dst[i, i + diagonal] = src[i]
+                return out
+            return kernels.launch("diag", a, diagonal)
+    """)
+    m.add("storage_view", "a constant written straight into out._storage.data", "fallback", """
+        def eye_(out, n):
+            out._storage.data[:: n + 1] = 1.0  # E: readback
+            return out
+    """)
+    m.add("storage_view", "the storage bound first, its .data read and computed with", "fallback", """
+        def cumsum(a):
+            storage = a._storage
+            host = storage.data  # E: readback
+            return from_numpy(np.cumsum(host), a.dtype, a.device)
+    """)
+    m.add("storage_view", "a.untyped_storage().buffer() read with np.frombuffer", "fallback", """
+        def sum_bytes(a):
+            raw = np.frombuffer(a.untyped_storage().buffer(), dtype=np.float32)  # E: readback
+            return from_numpy(raw.sum(), a.dtype, a.device)
+    """)
+    m.add("storage_view", "through the typed storage's untyped one: t.storage()._untyped.buffer()", "fallback", """
+        def abs_(a):
+            raw = np.frombuffer(a.storage()._untyped.buffer(), dtype=np.float32)  # E: readback
+            np.abs(raw, out=raw)
+            return a
+    """)
+    m.add("storage_view", "in an except handler", "fallback", """
+        def neg(a):
+            try:
+                return kernels.launch("neg", a)
+            except RuntimeError:
+                return from_numpy(-a._storage.data, a.dtype, a.device)  # E: readback
+    """)
+    m.add("storage_view", "the write-back primitive: t._storage.data[:] = arr", "support", """
+        def _write_back(t, arr):
+            t._storage.data[:] = arr
+    """)
+    m.add("storage_view", "an optimizer step computed on host views, written back by the primitive", "fallback", """
+        def sgd_step(param, grad, lr):
+            p = np.asarray(param._storage.data)  # E: readback
+            g = np.asarray(grad._storage.data)
+            _write_back(param, p - lr * g)
+            return param
+    """)
+    m.add("storage_view", "a device result written back by the primitive", "clean", """
+        def scale_(a, factor):
+            _write_back(a, kernels.launch("mul", a, factor))
+            return a
+    """)
+    m.add("storage_view", "storage metadata only (nbytes())", "clean", """
+        def storage_size(a):
+            return kernels.empty((a._storage.nbytes(),), dtype=a.dtype, device=a.device)
+    """)
+    m.add("storage_view", "a tensor's own .data (the tensor, not its storage)", "clean", """
+        def relu_data(a):
+            return kernels.relu(a.data)
+    """)
+    m.add("storage_view", "the storage's buffer of a tensor on the CPU", "clean", """
+        def cumsum_any(a):
+            if a.device.type == "cpu":
+                return from_numpy(np.cumsum(a._storage.data), a.dtype, a.device)
+            return kernels.launch("cumsum", a)
+    """)
+    return m
+
+
 def modules() -> list[Module]:
     return [relu_roundtrip(), middles(), softplus(), contexts(), copies(), *helpers(), *indirect(), index_maps(),
-            metadata(), creation(), syncs(), soc(), cpu_calls()]
+            metadata(), creation(), syncs(), soc(), cpu_calls(), sizes(), *agreement(), storage_views()]
 
 
 def render() -> dict[str, str]:
