@@ -52,6 +52,9 @@ class Root:
     #: The calls between this site and ``origin``, one per helper of ``chain`` but the last
     #: (path, line, column, what): the hops a finding shows.
     steps: tuple[tuple[str, int, int, str], ...] = ()
+    #: A private host copy (``.cpu()``, ``.to("cpu")`` of a device tensor): a write into it
+    #: writes into no tensor; uploaded, it is host data like any other.
+    copy: bool = False
 
 
 @dataclass(frozen=True)
@@ -165,7 +168,7 @@ def root_fields(root: Root) -> tuple[object, ...]:
     roots at one site never tie (a tie would leave the order to a set's, which changes from
     process to process: ``hash(None)`` does on Python 3.11)."""
     return (root.kind, root.code, root.what, root.path, root.line, root.column, root.chain,
-            root.origin or ("", 0, ""), -1 if root.param is None else root.param, root.scalar, root.weak, root.steps)
+            root.origin or ("", 0, ""), -1 if root.param is None else root.param, root.scalar, root.weak, root.steps, root.copy)
 
 
 def roots(value: Value) -> list[Root]:

@@ -156,7 +156,7 @@ class Calls:
                 return receiver
             code = codes.CPU_CALL if name in sem.FIXED_TRANSFERS else codes.CPU_TARGET
             shown = f'".{name}()"' if name in sem.FIXED_TRANSFERS else f'".{name}(\\"cpu\\")"'.replace("\\", "")
-            return self.recorder.readback(node, receiver, shown, code)
+            return self.recorder.readback(node, receiver, shown, code, copy=True)  # a transfer copies
         if is_host(receiver) or params(receiver):
             self.writes.sink(receiver, Sink("upload_with", f".{name}()"))
         return pending_of(receiver)

@@ -185,7 +185,7 @@ class ProjectCalls:
         what = None
         outer, self.state.path = self.state.path, when
         try:
-            made = (self.recorder.readback(node, EMPTY, what, inner.code, chain, origin, steps) if inner.kind == "read"
+            made = (self.recorder.readback(node, EMPTY, what, inner.code, chain, origin, steps, copy=inner.copy) if inner.kind == "read"
                     else self.recorder.built(node, what, chain, origin, steps, weak=inner.weak))
         finally:
             self.state.path = outer

@@ -57,15 +57,16 @@ class Recorder:
 
     def readback(self, node: ast.AST, receiver: Value, what: str | None, code: str,
                  chain: tuple[str, ...] = (), origin: tuple[str, int, str] | None = None,
-                 steps: tuple[tuple[str, int, int, str], ...] = ()) -> Value:
-        """Host data read from ``receiver`` at ``node`` (``what`` defaults to the call as written)."""
+                 steps: tuple[tuple[str, int, int, str], ...] = (), copy: bool = False) -> Value:
+        """Host data read from ``receiver`` at ``node`` (``what`` defaults to the call as written);
+        ``copy``: a private copy, not a view of the tensor's memory."""
         param_indices = params(receiver)
         key = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0), what or "")
         root = self.root_ids.get(key)
         if root is None:
             what = what or shown(node)  # type: ignore[arg-type]
             root = Root("read", code, what, self.info.path, key[0], key[1], chain, origin,
-                        min(param_indices) if param_indices else None, steps=steps)
+                        min(param_indices) if param_indices else None, steps=steps, copy=copy)
             self.root_ids[key] = root
             self.facts.created.append(root)
         self.created(root)

@@ -92,7 +92,8 @@ class Writes:
         # a Python scalar read back is a value, not a view of the tensor's memory
         # (``magnitude *= -1.0`` rebinds it)
         held = self.state.contained.get(base, EMPTY) if base is not None else EMPTY
-        read = [r for r in roots(container) if r.kind == "read" and not r.scalar and r not in held]
+        # a private copy (``.cpu()``) is no view: writing into it writes into no tensor
+        read = [r for r in roots(container) if r.kind == "read" and not r.scalar and not r.copy and r not in held]
         if not read:
             return
         if copies and writes_back(read, value) and self.state.guards is not None and not self.state.guards.returns_result:

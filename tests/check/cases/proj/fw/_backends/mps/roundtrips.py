@@ -116,3 +116,20 @@ def heaviside(a, values):
 
 def exp_unbound(a):
     return torch.Tensor.cpu(a).exp().to(a.device)  # E: device-cpu-call
+
+
+def take_copy(a, index):
+    """A private copy (``.to("cpu")``) edited on the host and uploaded: computed there, and no
+    write into the tensor through a view."""
+    idx = index.to("cpu").numpy().astype("int64", copy=True)  # E: device-cpu-target
+    idx[idx < 0] += a.shape[0]
+    return kernels.launch("gather", a, torch.as_tensor(idx, device=a.device))
+
+
+def check_index(a, index):
+    """The same copy only validates the index: a host sync, no fallback."""
+    idx = index.to("cpu").numpy().copy()
+    idx[idx < 0] += a.shape[0]
+    if (idx >= a.shape[0]).any():
+        raise IndexError("index out of range")
+    return kernels.launch("gather", a, index)
