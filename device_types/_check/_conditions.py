@@ -18,6 +18,9 @@ every test of one call.
 
 Shapes (all hashable, so summaries stay comparable and cacheable):
 - a subject: ``("p", index, attrs)`` a parameter (``attrs``: ``("dtype",)``, ``("dim()",)``);
+  bound by a caller to ``("like", subject)`` where it passes a view, a copy or a tensor made like
+  its subject (``a.transpose(0, 1)``): that subject for the place attributes (``dtype``,
+  ``device``) and a predicate of the tensor, unknown for any other attribute (a shape);
   ``("g", dotted, attrs)`` a module-level name; ``("c", dotted, args)`` a call of a resolvable
   function, each argument a subject or ``("lit", value)``;
 - a ``Test``: the subject's value is in (``positive``) or outside a set of literal values, or,
@@ -29,6 +32,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Union
+
+from .. import _semantics as sem
 
 __all__ = ["ALWAYS", "NEVER", "Condition", "Conjunction", "Sym", "Test", "conjoin", "disjoin",
            "render", "satisfiable", "substitute"]
@@ -252,6 +257,13 @@ def _substitute_subject(subject: Subject, bindings: dict[int, Binding]) -> Subje
             return bound if not subject[2] else None
         if bound[0] == "p" or bound[0] == "g":
             return (bound[0], bound[1], bound[2] + subject[2])
+        if bound[0] == "like":
+            # a view, a copy or a tensor made like the caller's subject: on its device with its
+            # dtype, nothing more (its shape, strides and contiguity are its own)
+            if subject[2] and subject[2][0] not in sem.PLACE_ATTRIBUTES:
+                return None
+            inner = bound[1]
+            return (inner[0], inner[1], inner[2] + subject[2])
         return bound if not subject[2] else None  # ("one", ...): read by a test of its elements only
     if kind == "c":
         args = []

@@ -347,7 +347,10 @@ class GuardReader:
                         else None for e in made.elts}
             one = elements.pop() if len(elements) == 1 else None
             return ("one", one) if one is not None and one[0] == "p" and not one[2] else None
-        return self.subject(made)
+        subject = self.subject(made)
+        if made is expr or subject is None or subject[0] not in ("p", "g"):
+            return subject
+        return ("like", subject)  # its device and dtype only: a view has its own shape
 
     def _same_place(self, expr: ast.expr, depth: int) -> ast.expr:
         if depth > 6:
