@@ -105,6 +105,10 @@ class HostVocabulary:
     #: Functions that decode raw host bytes into Python scalars (a staged operand, not a result).
     scalar_decoders: frozenset[str] = frozenset({"struct.unpack", "struct.unpack_from"})
     #: ndarray methods that change the array they are called on (a write, if it views a tensor).
+    #: numpy functions that write into their first argument (``np.copyto(dst, src)``, a ufunc's
+    #: ``np.add.at(arr, idx, vals)``, ``np.put``): into a host view of a tensor, that is the tensor.
+    host_writing_functions: frozenset[str] = frozenset({
+        "copyto", "at", "put", "place", "putmask", "fill_diagonal", "put_along_axis"})
     host_in_place_methods: frozenset[str] = frozenset({
         "fill", "sort", "put", "itemset", "partition", "resize", "setfield", "__setitem__"})
 

@@ -264,8 +264,8 @@ class Calls:
         if last in self.vocab.host_metadata_functions and module.partition(".")[0] == "numpy":
             return EMPTY
         self.writes.out_argument(kwargs)
-        if last == "copyto" and args:
-            self.writes.write_into(args[0], base_name(node.args[0]))
+        if last in self.vocab.host_writing_functions and args and module.partition(".")[0] == "numpy":
+            self.writes.write_into(args[0], base_name(node.args[0]), frozenset().union(*args[1:]))
         if any(module == m or module.startswith(m + ".") for m in self.vocab.host_rng_modules) or dotted in self.vocab.host_rng_modules:
             return all_args | self.recorder.built(node, f'host RNG "{dotted}()"')
         if module.partition(".")[0] == "numpy" and last in self.vocab.host_array_builders:
