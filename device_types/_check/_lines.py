@@ -119,4 +119,5 @@ class LineMap:
             when={self.root(root): when for root, when in facts.when.items()},
             cpu_when={(line(own, n), column): when for (n, column), when in facts.cpu_when.items()},
             returned_when={self.root(root): when for root, when in facts.returned_when.items()},
+            assumed=facts.assumed,
         )

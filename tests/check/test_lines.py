@@ -11,6 +11,7 @@ import pytest
 
 from device_types._check import CheckResult, check_paths
 from device_types._check._conditions import ALWAYS, NEVER
+from device_types._check._conditions import Test as Condition_Test
 from device_types._check._walk import Facts, Sink
 from device_types._check._lines import LineMap, Unmappable
 from device_types._check._project import Edit, FunctionInfo, edit_between
@@ -163,7 +164,7 @@ def test_every_field_of_the_facts_is_carried() -> None:
         "array_uploads": {1}, "maybe_uploaded_params": {2}, "reads_into": {3}, "created": [root],
         "escaped": {root}, "cpu_backend_calls": [(9, 0, "cpu_sort")], "indirect": [(10, 4, callee, path)],
         "callees": {("m", "g")}, "when": {root: ALWAYS}, "cpu_when": {(9, 0): ALWAYS},
-        "returned_when": {root: NEVER},
+        "returned_when": {root: NEVER}, "assumed": frozenset({Condition_Test(("p", 0, ("dtype",)), frozenset({"f32"}))}),
     }
     assert set(samples) == {f.name for f in dataclasses.fields(Facts)}
     facts = Facts(**samples)  # type: ignore[arg-type]
@@ -175,4 +176,4 @@ def test_every_field_of_the_facts_is_carried() -> None:
         cpu_backend_calls=[(14, 0, "cpu_sort")],
         indirect=[(15, 4, dataclasses.replace(callee, line=3), dataclasses.replace(path, line=4))],
         callees={("m", "g")}, when={moved_root: ALWAYS}, cpu_when={(14, 0): ALWAYS},
-        returned_when={moved_root: NEVER})
+        returned_when={moved_root: NEVER}, assumed=frozenset({Condition_Test(("p", 0, ("dtype",)), frozenset({"f32"}))}))

@@ -48,7 +48,7 @@ def interpret(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, 
         env[info.vararg] = frozenset({Param(len(info.params))})
     for offset, name in enumerate(info.kwonly):
         env[name] = frozenset({Param(len(info.params) + 1 + offset)})
-    walk.statements.block(node.body, env)
+    walk.statements.block(node.body, env, top=True)
     return walk.recorder.finish()
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .._conditions import Condition
+from .._conditions import Condition, Test
 from .._project import FunctionInfo
 from .._summary import FallbackPath
 from .._values import Atom, Root, Sink, SinkKind
@@ -46,3 +46,5 @@ class Facts:
     cpu_when: dict[tuple[int, int], Condition] = field(default_factory=dict)
     #: When each returned root is returned (made and returned), where that is not always.
     returned_when: dict[Root, Condition] = field(default_factory=dict)
+    #: The function's preconditions (``WalkState.assumed``): left out where a condition is said.
+    assumed: frozenset[Test] = frozenset()

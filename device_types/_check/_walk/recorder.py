@@ -129,6 +129,7 @@ class Recorder:
             when = conjoin(self.created_when.get(root, ALWAYS), returned_when)
             if when != ALWAYS:
                 facts.returned_when[root] = when
+        facts.assumed = frozenset(self.state.assumed)
         return facts
 
 

@@ -7,7 +7,7 @@ import ast
 from typing import Protocol
 
 from ..._vocabulary import HostVocabulary
-from .._conditions import ALWAYS, Condition
+from .._conditions import ALWAYS, Condition, Test
 from .._guards import GuardReader
 from .._project import FunctionInfo
 from .._summary import Summary
@@ -70,6 +70,10 @@ class WalkState:
         self.contained: dict[str, Value] = {}
         #: Uploads of data built from metadata alone, made by the call being evaluated (``Recorder.upload``)
         self.pending: Value = EMPTY
+        #: The function's preconditions: the tests its top-level validations leave true
+        #: (``if a.dim() not in (1, 2): raise``): said of no path, since every run that goes on
+        #: satisfies them.
+        self.assumed: set[Test] = set()
         #: id of a loop -> what its body reads before assigning, and only writes into (``loop_reads``)
         self.loop_reads: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
 

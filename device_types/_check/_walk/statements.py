@@ -37,21 +37,29 @@ class Statements:
         self.vocab = state.vocab
         self.facts = state.facts
 
-    def block(self, body: Iterable[ast.stmt], env: dict[str, Value]) -> None:
+    def block(self, body: Iterable[ast.stmt], env: dict[str, Value], top: bool = False) -> None:
         """The statements of one block; a test that ends an arm (``if not ok: raise``,
-        ``if x.device.type == "npu": return x``) constrains the rest of the block."""
+        ``if x.device.type == "npu": return x``) constrains the rest of the block. ``top``: the
+        function's own body, whose validations (``if bad: raise`` with no else, ``assert``)
+        every run that goes on satisfies: the function's preconditions (``Facts.assumed``)."""
         outer = self.state.path
         for stmt in body:
             self.stmt(stmt, env)
             if isinstance(stmt, ast.If):
                 continues = self.continuation(stmt)
                 if continues is not None:
+                    if top and not stmt.orelse and stmt.body and isinstance(stmt.body[-1], ast.Raise) \
+                            and len(continues) == 1:
+                        self.state.assumed |= next(iter(continues))
                     self.state.path = conjoin(self.state.path, continues)
                     name = device_guard(stmt.test) if terminates(stmt.body) else None
                     if name is not None and name in env:  # the rest sees a value not on the device
                         env[name] = env[name] | frozenset({HostOnly("not on the device")})
             elif isinstance(stmt, ast.Assert):
-                self.state.path = conjoin(self.state.path, self.state.test(stmt.test)[0])
+                holds = self.state.test(stmt.test)[0]
+                if top and len(holds) == 1:
+                    self.state.assumed |= next(iter(holds))
+                self.state.path = conjoin(self.state.path, holds)
         self.state.path = outer
 
     def continuation(self, stmt: ast.If) -> Condition | None:

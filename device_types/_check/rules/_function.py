@@ -49,7 +49,13 @@ class FunctionFacts:
         return sorted({root for root, _ in facts.sunk if facts.when.get(root, ALWAYS)}, key=root_order)
 
     def condition(self, condition: Condition) -> str:
-        """When a path is taken, as code is written over the parameters ("" for always)."""
+        """When a path is taken, as code is written over the parameters ("" for always); the
+        function's preconditions (its validations that raise) hold on every path: not said."""
+        assumed = self.facts.assumed
+        if assumed:
+            condition = frozenset(frozenset(t for t in c if t not in assumed) for c in condition)
+            if frozenset() in condition:
+                condition = ALWAYS
         return render(condition, parameter_names(self.info))
 
     def message(self, code: str, **fields: str) -> str:
