@@ -88,6 +88,29 @@ class GuardReader:
         return self._scope[2]
 
     @cached_property
+    def appended_lists(self) -> dict[str, list[ast.expr]]:
+        """Locals bound once to ``[]`` and then only appended to (``elements.append(a.select(0, i))``
+        in a loop), never otherwise changed: name -> what is appended. Such a list holds those
+        values, as a comprehension of them would."""
+        empty = {name for name, value in self.bound_once.items()
+                 if isinstance(value, ast.List) and not value.elts and name not in self._params}
+        appended: dict[str, list[ast.expr]] = {name: [] for name in empty}
+        for node in ast.walk(self._node):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in appended \
+                    and node.attr != "append":
+                empty.discard(node.value.id)  # extend, insert, pop, sort: not only appended
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id in appended:
+                if len(node.args) == 1 and not node.keywords:
+                    appended[node.func.value.id].append(node.args[0])
+                else:
+                    empty.discard(node.func.value.id)
+            elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in appended \
+                    and not isinstance(node.ctx, ast.Load):
+                empty.discard(node.value.id)
+        return {name: values for name, values in appended.items() if name in empty and values}
+
+    @cached_property
     def returns_result(self) -> bool:
         """Whether the function returns a value: a ``return`` of an expression other than
         ``None`` in its own body (nested defs are their own). A function that returns nothing
@@ -355,6 +378,9 @@ class GuardReader:
     def _same_place(self, expr: ast.expr, depth: int) -> ast.expr:
         if depth > 6:
             return expr
+        if isinstance(expr, ast.Name) and expr.id in self.appended_lists:
+            # ``elements.append(a.select(0, i))`` in a loop: a list of views of ``a``
+            return self._of_one([self._same_place(e, depth + 1) for e in self.appended_lists[expr.id]], expr)
         if isinstance(expr, ast.Name) and expr.id in self.bound_once and expr.id not in self._params:
             bound = self.bound_once[expr.id]
             inner = self._same_place(bound, depth + 1)
@@ -375,7 +401,19 @@ class GuardReader:
                 elements = [self._same_place(arm, depth + 1) for arm in arms]
                 if all(isinstance(e, ast.Name) and e.id == generator.target.id for e in elements):
                     return self._same_place(generator.iter, depth + 1)
+                if not any(isinstance(n, ast.Name) and n.id == generator.target.id
+                           for e in elements for n in ast.walk(e)):
+                    return self._of_one(elements, expr)  # ``[a.select(0, i) for i in range(n)]``
         return expr
+
+    @staticmethod
+    def _of_one(elements: list[ast.expr], otherwise: ast.expr) -> ast.expr:
+        """A list whose every element is made from one name (``[a]``, as ``passed`` reads a list
+        written out), or ``otherwise``."""
+        names = {e.id for e in elements if isinstance(e, ast.Name)}
+        if len(names) == 1 and all(isinstance(e, ast.Name) for e in elements):
+            return ast.List(elts=[ast.Name(id=names.pop(), ctx=ast.Load())], ctx=ast.Load())
+        return otherwise
 
     def _values(self, expr: ast.expr) -> frozenset[Any] | None:
         literal = self.literal(expr)
