@@ -111,6 +111,35 @@ class GuardReader:
         return {name: values for name, values in appended.items() if name in empty and values}
 
     @cached_property
+    def views_of(self) -> dict[str, str]:
+        """Locals bound more than once, each time by a plain ``name = <view of X>`` where X is one
+        parameter or the name itself (``t = select(a, d1, row); t = select(t, d2 - 1, col)``):
+        name -> X. Such a local is always a view of X (its device and dtype are X's)."""
+        values: dict[str, list[ast.expr]] = {}
+        stores: dict[str, int] = {}
+        pending: list[ast.AST] = list(self._node.body)
+        while pending:
+            node = pending.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                values.setdefault(node.targets[0].id, []).append(node.value)
+            elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                stores[node.id] = stores.get(node.id, 0) + 1
+            pending.extend(ast.iter_child_nodes(node))
+        found: dict[str, str] = {}
+        for name, bound in values.items():
+            # bound only by these assignments (no loop target, unpacking, ``+=`` or ``del``)
+            if len(bound) < 2 or name in self._params or stores.get(name, 0) != len(bound):
+                continue
+            bases = {_view_base(value) for value in bound} - {name}
+            if len(bases) == 1:
+                base = bases.pop()
+                if base is not None and base in self._params:
+                    found[name] = base
+        return found
+
+    @cached_property
     def returns_result(self) -> bool:
         """Whether the function returns a value: a ``return`` of an expression other than
         ``None`` in its own body (nested defs are their own). A function that returns nothing
@@ -385,13 +414,16 @@ class GuardReader:
             bound = self.bound_once[expr.id]
             inner = self._same_place(bound, depth + 1)
             return inner if inner is not bound else expr
-        if isinstance(expr, ast.Call) and not any(isinstance(a, ast.Starred) for a in expr.args):
+        if isinstance(expr, ast.Name) and expr.id in self.views_of:
+            # ``t = select(a, 0, i); t = select(t, 0, j)``: every binding a view of ``a`` or of itself
+            return ast.Name(id=self.views_of[expr.id], ctx=ast.Load())
+        if isinstance(expr, ast.Call):
             func = expr.func
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
             if name in sem.SAME_PLACE_OPS:
-                if isinstance(func, ast.Attribute) and self._resolve(func) is None:  # a.transpose(0, 1)
+                if isinstance(func, ast.Attribute) and self._resolve(func) is None:  # a.transpose(0, 1), a.permute(*p)
                     return self._same_place(func.value, depth + 1)
-                if expr.args:  # empty_like(a), narrow(a, 0, i, 1)
+                if expr.args and not isinstance(expr.args[0], ast.Starred):  # empty_like(a), narrow(a, 0, i, 1)
                     return self._same_place(expr.args[0], depth + 1)
         if isinstance(expr, ast.ListComp) and len(expr.generators) == 1 and not expr.generators[0].ifs:
             generator = expr.generators[0]
@@ -687,3 +719,24 @@ def _independent(normalisations: list[Normalisation]) -> bool:
             return False
         seen |= trigger
     return not any(new in seen for _, _, new in normalisations)
+
+
+def _view_base(expr: ast.expr) -> str | None:
+    """The name ``expr`` is a view, copy or like-made tensor of, by its spelling alone
+    (``select(t, 0, i)``, ``t.permute(*p)``, ``narrow(a, d, i, n)``); None otherwise."""
+    for _ in range(8):
+        if isinstance(expr, ast.Name):
+            return expr.id
+        if not isinstance(expr, ast.Call):
+            return None
+        func = expr.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name not in sem.SAME_PLACE_OPS:
+            return None
+        if isinstance(func, ast.Attribute) and not (isinstance(func.value, ast.Name) and func.value.id in ("np", "torch")):
+            expr = func.value
+        elif expr.args and not isinstance(expr.args[0], ast.Starred):
+            expr = expr.args[0]
+        else:
+            return None
+    return None
