@@ -96,8 +96,9 @@ class Facts:
 
 
 def interpret(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver) -> Facts:
-    walker = _Walker(info, resolver, {})
-    walker.guards = GuardReader(info, node, lambda expr: resolver.resolve(info, walker.scope, expr),
+    scope: dict[str, str] = {}  # the lambda holds the scope, not the walker: no cycle outlives the walk
+    walker = _Walker(info, resolver, scope)
+    walker.guards = GuardReader(info, node, lambda expr: resolver.resolve(info, scope, expr),
                                 resolver.device_of(info.module))
     env: dict[str, Value] = {}
     for index, name in enumerate(info.params):
