@@ -25,7 +25,7 @@ from ._conditions import ALWAYS, Condition, disjoin
 from ._interpret import Facts, interpret
 from ._lines import LineMap, Unmappable
 from ._records import Deferred, FunctionRecord, Key, Looked, RunTokens
-from ._project import Def, FunctionInfo, Module, Project, changed_meanings
+from ._project import Def, FunctionInfo, Module, Project, SourceProblem, changed_meanings
 from ._summary import EMPTY_SUMMARY, FallbackPath, Hop, Summary
 from ._values import Param, ReadOf, Root, root_fields, roots
 
@@ -181,6 +181,8 @@ class Analysis:
         self._interned: dict[object, Any] = {}
         #: Modules whose names this run compared with the cached outline's.
         self._compared: set[str] = set()
+        #: Functions the walk could not finish, not reported yet (``_report_unanalysed``).
+        self._unanalysed_now: list[tuple[tuple[bool, int, int], SourceProblem]] = []
 
     # --- the fixpoint ------------------------------------------------------------------------
 
@@ -189,10 +191,16 @@ class Analysis:
         had to be opened (``opened``): a deferred module is one whose file did not change
         since the cache, opened only once a summary its records saw, or a name they looked
         up, changed after its last check. The others keep what the cache holds."""
-        reported = [info for module in modules for info in module.functions.values()]
+        reported: list[FunctionInfo] = []
         waiting = self._waiting = dict(deferred or {})
-        self._start_all(reported)
-        self._fixpoint()
+        for module in modules:  # one at a time: its tree is parsed, walked, and let go (``Project``)
+            self.project.walking = module.name
+            infos = list(self.project.opened(module).functions.values())
+            reported.extend(infos)
+            self._start_all(infos)
+            self._fixpoint()
+        self.project.walking = None
+        self._report_unanalysed()
         while waiting:
             woken = [name for name, (_, saw, looked, since) in waiting.items()
                      if not self._saw_current(saw, since) or not self._still_means(looked, since)]
@@ -206,6 +214,7 @@ class Analysis:
                 reported.extend(infos)
                 self._start_all(infos)
             self._fixpoint()
+            self._report_unanalysed()
         for key in self._differs:
             self.tokens.summaries[key] = self.tokens.run
         for key, facts in self._facts.items():  # walked or moved: checked as of this run
@@ -349,12 +358,20 @@ class Analysis:
     def _unanalysed(self, info: FunctionInfo, module: Module | None, why: str) -> None:
         """A function the walk could not finish: a "not analysed" line (``device-unanalysed``,
         exit 2), kept with its module's outline so that a cached run reports it again."""
-        from ._project import SourceProblem
-
         problem = SourceProblem(self.project.display(info.path), info.line, f'function "{info.qualname}" not analysed: {why}')
         if module is not None and problem not in module.problems:
             module.problems = (*module.problems, problem)
-        self.project.problems.append(problem)
+        functions = list(module.functions) if module is not None else []
+        position = functions.index(info.qualname) if info.qualname in functions else 0
+        key = (not self.is_backend(info.module), self.project.order(info.module), position)
+        self._unanalysed_now.append((key, problem))
+
+    def _report_unanalysed(self) -> None:
+        """The functions found unanalysable since the last call, reported in the order of the
+        modules and of their functions (backends first), whatever order they were walked in."""
+        for _, problem in sorted(self._unanalysed_now, key=lambda item: item[0]):
+            self.project.report(problem)
+        self._unanalysed_now.clear()
 
     def _look(self, module: str, name: str) -> None:
         looking = self._looking
