@@ -154,6 +154,8 @@ class Analysis:
         self._lines = LineMap(project.edits)
         #: Cached records adopted as they are (not walked, nothing moved): kept, not rebuilt.
         self._kept: dict[Key, FunctionRecord] = {}
+        #: The cached record each moved one was read as (its file's documents may serve it).
+        self._moved_from: dict[Key, FunctionRecord] = {}
         self._functions: dict[str, FunctionInfo | None] = {}
         self._summaries: dict[Key, Summary] = {}
         self._facts: dict[Key, Facts] = {}
@@ -220,7 +222,7 @@ class Analysis:
         for key, facts in self._facts.items():  # walked or moved: checked as of this run
             self.records[key] = FunctionRecord(self._infos[key].source_hash, self._infos[key].line, facts,
                                                self._summaries.get(key, EMPTY_SUMMARY), self._seen.get(key, {}),
-                                               self._looks.get(key, ()), self.tokens.run)
+                                               self._looks.get(key, ()), self.tokens.run, self._moved_from.get(key))
         self.records.update(self._kept)
         return [FunctionResult(i, self._summaries.get(i.key, EMPTY_SUMMARY),
                                self._kept.get(i.key) or self._facts.get(i.key) or Facts()) for i in reported]
@@ -281,10 +283,12 @@ class Analysis:
                 self._enqueue(key)
                 continue
             if record is cached:
-                self._kept[key] = record  # its facts stay pickled unless a walk or a finding needs them
+                self._kept[key] = record  # its facts stay in the file unless a walk or a finding needs them
             else:  # moved by an edit above it: what it saw was checked as of this run, so it is dated by it
                 self._facts[key] = record.facts
                 self._looks[key] = record.looked
+                if record.origin is not None:
+                    self._moved_from[key] = record.origin
             summary = record.summary
             self._seen[key] = dict(record.seen)
             for callee in record.seen:
@@ -315,7 +319,9 @@ class Analysis:
             return None
         if line == record.line and seen == record.seen and facts == record.facts:
             return record  # nothing it names moved (the edit is below): the record as it was
-        return FunctionRecord(record.source_hash, line, facts, summary, seen, record.looked, record.run)
+        # the record read from the cache file stays its origin: the next file copies what the move left alone
+        origin = record if record.from_file else record.origin
+        return FunctionRecord(record.source_hash, line, facts, summary, seen, record.looked, record.run, origin)
 
     def _info_for(self, key: Key) -> FunctionInfo | None:
         known = self._infos.get(key)

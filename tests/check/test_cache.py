@@ -172,3 +172,46 @@ def test_a_helper_changed_while_only_its_file_was_checked_reaches_its_callers_la
     edit(sorting, "def sort(a, stable=False):", "def sort_values(a, stable=False):")
     check_paths(["fw/_backends/mps/sorting.py"], config)
     assert not any(f.message.startswith('"topk"') for f in rechecked(config).findings)
+
+
+@pytest.fixture
+def documents(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """How many documents each run's writes encode anew, and how many they copy as read."""
+    from device_types._check import _codec
+
+    counts = {"encoded": 0, "copied": 0}
+    encode, copy = _codec.Encoder.document, _codec.Encoder.copy
+
+    def encoding(self: _codec.Encoder, value: object) -> int:
+        counts["encoded"] += 1
+        return encode(self, value)
+
+    def copying(self: _codec.Encoder, index: int) -> int:
+        counts["copied"] += 1
+        return copy(self, index)
+
+    monkeypatch.setattr(_codec.Encoder, "document", encoding)
+    monkeypatch.setattr(_codec.Encoder, "copy", copying)
+    return counts
+
+
+def test_a_recheck_copies_the_documents_an_edit_left_alone(tree: Path, documents: dict[str, int]) -> None:  # noqa: F811
+    """A record's summaries and its facts are documents of its module's file: the file that
+    replaces it after an edit copies those of the records the edit did not change, as read."""
+    config = grown(tree)
+    check_paths(["."], config)
+    sorting = tree / "fw/_backends/mps/sorting.py"
+    edit(sorting, "def unrelated(a):\n    return a.abs()\n", "def unrelated(a):\n    return a.neg()\n")
+    documents.update(encoded=0, copied=0)
+    rewritten = rechecked(config)
+    assert rewritten.walks == 1
+    assert documents == {"encoded": 2, "copied": 2}  # "unrelated" walked; "sort" copied
+    # a line inserted above "sort": it moves, and so do the lines its callers in ops.py name
+    # (four records, two documents each); only what names none of the moved lines is copied
+    edit(sorting, "def unrelated(a):\n", "def unrelated(a):\n    a = a\n")
+    documents.update(encoded=0, copied=0)
+    assert rechecked(config).walks == 1
+    assert documents["encoded"] + documents["copied"] == 8 and documents["copied"] >= 1
+    # nothing changed: nothing written
+    documents.update(encoded=0, copied=0)
+    assert rechecked(config).walks == 0 and documents == {"encoded": 0, "copied": 0}
