@@ -45,6 +45,10 @@ TARGET_S = 0.15
 
 
 def export(ref: str, dest: Path) -> Path:
+    """The engine at commit ``ref``, exported with ``git archive`` into ``dest``; a ``ref`` that
+    is a directory holding ``device_types/`` is used as it is (a machine without the history)."""
+    if (Path(ref) / "device_types").is_dir():
+        return Path(ref).resolve()
     dest.mkdir(parents=True)
     archive = subprocess.run(["git", "-C", str(REPO), "archive", ref, "device_types"], check=True,
                              capture_output=True).stdout
@@ -77,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     print(describe(), flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
-        engines = {f"before ({ref})": export(ref, base / ref) for ref in args.before or ["d62202a"]}
+        engines = {f"before ({Path(ref).name})": export(ref, base / Path(ref).name) for ref in args.before or ["d62202a"]}
         engines["after (this tree)"] = REPO
         times: dict[tuple[str, str], list[float]] = {}
         outcome: dict[tuple[str, str], set[str]] = {}

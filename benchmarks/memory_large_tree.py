@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         project.mkdir()
         (project / "transformers").symlink_to(source / "transformers", target_is_directory=True)
         (project / "pyproject.toml").write_text(CONFIG)
-        engines = {f"before ({args.before})": export(args.before, base / "before"), "after (this tree)": REPO}
+        engines = {f"before ({Path(args.before).name})": export(args.before, base / "before"), "after (this tree)": REPO}
         print(f"transformers 4.57.1: {len(files):,} files, {lines:,} lines; check --no-cache --format json; "
               f"{args.rounds} rounds, the engines interleaved")
         measured: dict[str, list[tuple[float, float, float]]] = {name: [] for name in engines}

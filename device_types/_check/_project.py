@@ -135,13 +135,6 @@ class Module:
     #: the defs below an edit lazily: shifting a whole tree costs more than re-parsing it).
     offsets: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
 
-    def __getstate__(self) -> dict[str, object]:
-        state = dict(self.__dict__)
-        if state["lines"] is not None and state["source"] is None:
-            state["source"] = "\n".join(state["lines"])
-        state.update(tree=None, lines=None, nodes=None, partial=False, offsets={})
-        return state
-
     def current_lines(self) -> list[str] | None:
         if self.lines is not None:
             return self.lines
