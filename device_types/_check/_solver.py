@@ -210,7 +210,7 @@ class Analysis:
                 break
             for name in woken:
                 path = waiting.pop(name)[0]
-                module = self.project.add_file(path)
+                module = self.project.opened(self.project.add_file(path))  # parsed, if its cache file is gone
                 self.opened.append(module.name)
                 infos = list(module.functions.values())
                 reported.extend(infos)

@@ -219,3 +219,17 @@ def test_a_recheck_copies_the_documents_an_edit_left_alone(tree: Path, documents
     # nothing changed: nothing written
     documents.update(encoded=0, copied=0)
     assert rechecked(config).walks == 0 and documents == {"encoded": 0, "copied": 0}
+
+
+def test_a_woken_module_whose_file_is_gone_is_parsed_and_checked(tree: Path) -> None:  # noqa: F811
+    """ops.py is left unopened (its file did not change) until its records' helper changes;
+    its cache file is gone by then: it is read from its source, every function of it."""
+    config = grown(tree)
+    check_paths(["."], config)
+    for blob in (tree / CACHE).glob("fw._backends.mps.ops.*.json"):
+        blob.unlink()
+    edit(tree / "fw/_backends/mps/sorting.py", "    return from_numpy(np.sort(to_numpy(a)), a.dtype, a.device)\n",
+         "    return a.sort()\n")
+    woken = check_paths(["."], config)
+    cold = check_paths(["."], config, use_cache=False)
+    assert shape(woken) == shape(cold) and woken.functions == cold.functions
