@@ -596,9 +596,12 @@ def _parse_def(lines: list[str], span: tuple[int, int], name: str) -> ast.Functi
     if not segment:
         return None
     indented = segment[0][:1] in (" ", "\t")
-    # blank lines put the def at its own line (no pass over the tree to move it); an indented
-    # def goes in an ``if`` on the line above it, which keeps its columns
-    head = "\n" * (start - 2) + "if 1:\n" if indented else "\n" * (start - 1)
+    # an indented def goes in an ``if`` on the line above it, which keeps its columns; blank
+    # lines put the def at its own line, cheaper than moving every node of it after the parse
+    # (``ast.increment_lineno``) up to some thousands of lines down a file
+    above = start - 2 if indented else start - 1
+    blank = above if above <= _BLANK_LINES else 0
+    head = "\n" * blank + ("if 1:\n" if indented else "")
     try:
         body = ast.parse(head + "\n".join(segment) + "\n").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -610,7 +613,14 @@ def _parse_def(lines: list[str], span: tuple[int, int], name: str) -> ast.Functi
     if len(body) != 1 or not isinstance(body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     node = body[0]
+    if above > blank:
+        ast.increment_lineno(node, above - blank)
     return node if node.name == name and _span(node) == span else None
+
+
+#: Up to this many lines above a def, ``_parse_def`` puts blank lines there (a parse of 10,000
+#: blank lines costs about as much as moving a small def's nodes).
+_BLANK_LINES = 10_000
 
 
 def read_source(path: str) -> tuple[bytes | None, str | None, tuple[int, int]]:

@@ -57,6 +57,8 @@ def shapes_tree(root: Path) -> Path:
     (package / "shapes.py").write_text(SHAPES, encoding="utf-8")
     (package / "crlf.py").write_bytes(SHAPES.replace("\n", "\r\n").encode())
     (package / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\n" + SHAPES.replace("np.zeros(3)", "'\xe9'").encode("latin-1"))
+    # past _parse_def's blank lines: the def parsed at line 1, its nodes moved down
+    (package / "deep.py").write_text("# a long header\n" * 10_050 + SHAPES, encoding="utf-8")
     (root / "pyproject.toml").write_text(BACKENDS, encoding="utf-8")
     return package
 
