@@ -36,6 +36,8 @@ def benchmarks(reps: int) -> list[tuple[str, list[str]]]:
         ("audit, large tree", ["audit_large_tree.py"]),
         ("check, candle backends", ["check_bench.py", "--rounds", r, "--mypy-python", sys.executable]),
         ("check, engine choice", ["engine_choice.py"]),
+        ("check, memory at scale (transformers)", ["memory_large_tree.py", "--rounds", r]),
+        ("check, the cache", ["cache_bench.py", "--rounds", r]),
         ("lsp and check re-check, candle backends", ["lsp_bench.py", "--rounds", str(max(reps, 3))]),
         ("pre-commit hook environment", ["hook_env_size.py"]),
     ]

@@ -72,7 +72,8 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 
 def split_lines(text: str) -> list[str]:
     """``text``'s lines without their ends; ends are ``\\n``, ``\\r\\n`` and ``\\r`` only."""
-    lines = _LINE_END.split(text)
+    # str.split is several times faster than the pattern, and the same where no line ends in "\r"
+    lines = _LINE_END.split(text) if "\r" in text else text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     return lines

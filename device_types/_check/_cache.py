@@ -21,10 +21,19 @@ checked (the classes it names, each field's type, the file names in the index): 
 unexpected is a cache miss, and a module's facts that turn out unreadable when first used
 make the check run again without the cache (``CodecError``). A module's entry holds the
 hash of the file's content (``_project.file_stamp``), not its modification time.
+
+Each file is a body and documents (``_codec``). A module's file: its outline (tables as flat
+lists, ``_outline_state``) and, for each function, ``[source hash, line, run, core, facts]``
+where the core (summaries, names looked up) and the facts are documents, decoded when first
+used. The index: the fingerprint, the run, and for each module its document and its last
+check; the tables of when names and summaries changed are documents too. A run that rewrites
+a file copies the documents that did not change from the file it replaces (a kept record,
+an unchanged module's entry), so an edit pays for what it changed, not for the whole file.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import hashlib
 import os
@@ -37,7 +46,7 @@ from .._config import Config
 from .._finding import Finding
 from .._files import read_regular, write_atomic
 from ._codec import CodecError, Decoder, Encoder, dumps, loads
-from ._project import Module, SourceProblem, changed_meanings
+from ._project import Def, FunctionInfo, Module, SourceProblem, changed_meanings
 from ._records import FunctionRecord, Key, Looked, RunTokens
 
 __all__ = ["CACHE_DIR", "CacheData", "CodecError", "ModuleEntry", "check_settings", "fingerprint", "load", "save"]
@@ -82,6 +91,11 @@ class _Index:
     run: int = 0
     names: dict[str, dict[str, int]] = field(default_factory=dict)
     summaries: dict[Key, int] = field(default_factory=dict)
+    #: The file it was read from, and where in it each part is (``_write_index`` copies the
+    #: parts that did not change): each entry's document, the names', the summaries'.
+    decoder: Decoder | None = field(default=None, repr=False, compare=False)
+    documents: dict[str, tuple[ModuleEntry, int]] = field(default_factory=dict, repr=False, compare=False)
+    tables: tuple[int, int] = field(default=(-1, -1), repr=False, compare=False)
 
 
 class CacheData:
@@ -98,6 +112,11 @@ class CacheData:
         #: The outlines and the records, opening a module's file when one of them is asked for.
         self.modules: Mapping[str, Module] = _Outlines(self)
         self.records: Mapping[Key, FunctionRecord] = _Records(self)
+
+    @property
+    def index(self) -> _Index | None:
+        """The index as read (None: there was none, or it was not this engine's)."""
+        return self._index
 
     def tokens(self) -> RunTokens:
         """The next run's: numbered after the cache's last, with what changed when."""
@@ -223,11 +242,131 @@ def _canonical(value: object) -> object:
 
 def load(directory: str, expected: str) -> CacheData:
     read = _read(os.path.join(directory, CACHE_DIR, _INDEX))
-    index = read[0] if read is not None else None
-    if not isinstance(index, _Index) or index.fingerprint != expected \
-            or not all(_BLOB.fullmatch(e.blob) for e in index.entries.values()):
+    try:
+        index = _index_from(read[0], read[1], expected) if read is not None else None
+    except CodecError:
+        index = None
+    if index is None:
         return CacheData(expected, directory)
     return CacheData(expected, directory, index)
+
+
+def _index_from(body: object, decoder: Decoder, expected: str) -> _Index | None:
+    """The index file read back (``_write_index``); None when it is another engine's (its
+    fingerprint) or anything in it is not what that writes."""
+    if not (type(body) is list and len(body) == 5 and body[0] == expected and type(body[1]) is int
+            and type(body[4]) is list and len(body[4]) % 3 == 0):
+        return None
+    _, run, names_doc, summaries_doc, flat = body
+    entries: dict[str, ModuleEntry] = {}
+    documents: dict[str, tuple[ModuleEntry, int]] = {}
+    for at in range(0, len(flat), 3):
+        name, doc, checked = flat[at:at + 3]
+        if not (type(name) is str and type(checked) is int):
+            return None
+        entry = _entry_from(decoder.document(doc), checked)
+        if entry is None:
+            return None
+        entries[name] = entry
+        documents[name] = (entry, doc)
+    names = _names_from(decoder.document(names_doc))
+    summaries = _summaries_from(decoder.document(summaries_doc))
+    if names is None or summaries is None:
+        return None
+    return _Index(expected, entries, run, names, summaries, decoder, documents, (names_doc, summaries_doc))
+
+
+def _entry_state(entry: ModuleEntry) -> list[object]:
+    """A module's line of the index as a document (its ``checked`` is in the index's body: it
+    changes with every run, the rest only when the module does)."""
+    saw: list[object] = []
+    for module, qualname in entry.saw:
+        saw += (module, qualname)
+    looked: list[object] = []
+    for module, names in entry.looked:
+        looked += (module, list(names))
+    return [entry.path, entry.stamp[0], entry.stamp[1], entry.blob, entry.functions, saw, looked,
+            tuple(entry.problems), entry.findings]
+
+
+def _entry_from(state: object, checked: int) -> ModuleEntry | None:
+    if not (type(state) is list and len(state) == 9):
+        return None
+    path, size, digest, blob, functions, saw, looked, problems, findings = state
+    if not (type(path) is str and type(size) is int and type(digest) is int and type(blob) is str
+            and _BLOB.fullmatch(blob) and type(functions) is int and type(saw) is list and len(saw) % 2 == 0
+            and all(type(x) is str for x in saw) and type(looked) is list and len(looked) % 2 == 0
+            and type(problems) is tuple and all(isinstance(p, SourceProblem) for p in problems)
+            and (findings is None or (type(findings) is tuple and len(findings) == 2 and type(findings[1]) is list
+                                      and all(isinstance(f, Finding) for f in findings[1])))):
+        return None
+    parts = []
+    for at in range(0, len(looked), 2):
+        module, names = looked[at], looked[at + 1]
+        if not (type(module) is str and type(names) is list and all(type(n) is str for n in names)):
+            return None
+        parts.append((module, tuple(names)))
+    return ModuleEntry(path, (size, digest), blob, functions, frozenset(zip(saw[::2], saw[1::2])), tuple(parts),
+                       problems, findings, checked)
+
+
+def _names_from(state: object) -> dict[str, dict[str, int]] | None:
+    """``[module, [name, run, ...], ...]``: when each name of each module last changed."""
+    if not (type(state) is list and len(state) % 2 == 0):
+        return None
+    names: dict[str, dict[str, int]] = {}
+    for at in range(0, len(state), 2):
+        module, flat = state[at], state[at + 1]
+        if not (type(module) is str and type(flat) is list and len(flat) % 2 == 0
+                and all(type(n) is str and type(r) is int for n, r in zip(flat[::2], flat[1::2]))):
+            return None
+        names[module] = dict(zip(flat[::2], flat[1::2]))
+    return names
+
+
+def _summaries_from(state: object) -> dict[Key, int] | None:
+    """``[module, qualname, run, ...]``: when each function's summary last changed."""
+    if not (type(state) is list and len(state) % 3 == 0):
+        return None
+    summaries: dict[Key, int] = {}
+    for at in range(0, len(state), 3):
+        module, qualname, run = state[at:at + 3]
+        if not (type(module) is str and type(qualname) is str and type(run) is int):
+            return None
+        summaries[(module, qualname)] = run
+    return summaries
+
+
+def _write_index(target: str, old: CacheData, entries: dict[str, ModuleEntry], tokens: RunTokens) -> None:
+    """The index: its body (the fingerprint, the run, each module's document and last check),
+    a document per module (copied from the old index where the entry is the one read), the
+    names' and the summaries' runs (copied where they did not change)."""
+    index = old.index
+    seed = index.decoder if index is not None else None
+    encoder = Encoder(seed)
+    flat: list[object] = []
+    for name, entry in entries.items():
+        held = index.documents.get(name) if index is not None and seed is not None else None
+        doc = encoder.copy(held[1]) if held is not None and held[0] is entry else encoder.document(_entry_state(entry))
+        flat += (name, doc, entry.checked)
+    if index is not None and seed is not None and tokens.names == index.names:
+        names_doc = encoder.copy(index.tables[0])
+    else:
+        names_flat: list[object] = []
+        for module, changed in tokens.names.items():
+            runs: list[object] = []
+            for name, run in changed.items():
+                runs += (name, run)
+            names_flat += (module, runs)
+        names_doc = encoder.document(names_flat)
+    if index is not None and seed is not None and tokens.summaries == index.summaries:
+        summaries_doc = encoder.copy(index.tables[1])
+    else:
+        summaries_flat: list[object] = []
+        for (module, qualname), run in tokens.summaries.items():
+            summaries_flat += (module, qualname, run)
+        summaries_doc = encoder.document(summaries_flat)
+    _write(target, _INDEX, [old.fingerprint, tokens.run, names_doc, summaries_doc, flat], encoder)
 
 
 def _read(path: str) -> tuple[object, Decoder] | None:
@@ -239,8 +378,10 @@ def _read(path: str) -> tuple[object, Decoder] | None:
 
 
 def _module_and_records(data: object, name: str, decoder: Decoder) -> tuple[Module, dict[str, FunctionRecord]] | None:
-    if not (type(data) is tuple and len(data) == 2 and isinstance(data[0], Module) and data[0].name == name
-            and type(data[1]) is dict):
+    if not (type(data) is tuple and len(data) == 2 and type(data[1]) is dict):
+        return None
+    module = _outline_from(data[0], name)
+    if module is None:
         return None
     records: dict[str, FunctionRecord] = {}
     for qualname, state in data[1].items():
@@ -248,7 +389,75 @@ def _module_and_records(data: object, name: str, decoder: Decoder) -> tuple[Modu
         if type(qualname) is not str or record is None:
             return None
         records[qualname] = record
-    return data[0], records
+    return module, records
+
+
+def _outline_state(module: Module) -> list[object]:
+    """What a module file holds of ``module``'s outline: its tables as flat lists of plain
+    values (a function is a row, not an object to rebuild with its fields tested one by
+    one), its defs, aliases and problems as the codec writes them, the text it was outlined
+    from (so that the next run finds an edit by a diff)."""
+    rows: list[object] = []
+    for info in module.functions.values():
+        defaults: list[object] = []
+        for parameter, value in info.defaults:
+            defaults += (parameter, value)
+        rows += (info.qualname, info.class_name, list(info.params), info.vararg, info.kwarg, info.line,
+                 info.source_hash, list(info.kwonly), defaults)
+    spans: list[object] = []
+    for qualname, (first, last) in module.spans.items():
+        spans += (qualname, first, last)
+    imports: list[object] = []
+    for local, target in module.imports.items():
+        imports += (local, target)
+    source = module.source if module.source is not None or module.lines is None else "\n".join(module.lines)
+    return [module.name, module.path, module.is_package, list(module.stamp), imports, module.defs, module.aliases,
+            list(module.star_imports), rows, tuple(module.problems), source, spans]
+
+
+_ROW = 9
+_LITERAL = (str, int, float, bool, type(None))
+
+
+def _outline_from(state: object, name: str) -> Module | None:
+    """``_outline_state`` read back; None when anything in it is not what it writes."""
+    if not (type(state) is list and len(state) == 12):
+        return None
+    (module_name, path, is_package, stamp, imports, defs, aliases, star_imports, rows, problems, source,
+     spans) = state
+    if not (module_name == name and type(path) is str and type(is_package) is bool and type(stamp) is list
+            and len(stamp) == 2 and all(type(n) is int for n in stamp) and type(imports) is list
+            and len(imports) % 2 == 0 and all(type(x) is str for x in imports)
+            and type(defs) is dict and all(type(k) is str and isinstance(v, Def) for k, v in defs.items())
+            and type(aliases) is dict and all(type(k) is str and isinstance(v, ast.expr) for k, v in aliases.items())
+            and type(star_imports) is list and all(type(x) is str for x in star_imports)
+            and type(rows) is list and len(rows) % _ROW == 0 and type(problems) is tuple
+            and all(isinstance(p, SourceProblem) for p in problems) and (source is None or type(source) is str)
+            and type(spans) is list and len(spans) % 3 == 0):
+        return None
+    functions: dict[str, FunctionInfo] = {}
+    for at in range(0, len(rows), _ROW):
+        qualname, class_name, params, vararg, kwarg, line, source_hash, kwonly, flat = rows[at:at + _ROW]
+        if not (type(qualname) is str and (class_name is None or type(class_name) is str)
+                and type(params) is list and all(type(p) is str for p in params)
+                and (vararg is None or type(vararg) is str) and (kwarg is None or type(kwarg) is str)
+                and type(line) is int and type(source_hash) is str and type(kwonly) is list
+                and all(type(p) is str for p in kwonly) and type(flat) is list and len(flat) % 2 == 0
+                and all(type(flat[i]) is str and type(flat[i + 1]) in _LITERAL for i in range(0, len(flat), 2))):
+            return None
+        defaults = tuple((flat[i], flat[i + 1]) for i in range(0, len(flat), 2))
+        functions[qualname] = FunctionInfo(name, qualname, path, class_name, tuple(params), vararg, kwarg, line,
+                                           source_hash, tuple(kwonly), defaults)
+    table: dict[str, tuple[int, int]] = {}
+    for at in range(0, len(spans), 3):
+        qualname, first, last = spans[at:at + 3]
+        if not (type(qualname) is str and type(first) is int and type(last) is int):
+            return None
+        table[qualname] = (first, last)
+    module = Module(name, path, is_package, (stamp[0], stamp[1]), dict(zip(imports[::2], imports[1::2])), defs,
+                    aliases, star_imports, functions, problems)
+    module.source, module.spans = source, table
+    return module
 
 
 def save(directory: str, old: CacheData, modules: dict[str, Module], changed: set[str],
@@ -284,7 +493,7 @@ def save(directory: str, old: CacheData, modules: dict[str, Module], changed: se
             entry = entries.get(name)
             if entry is not None:
                 entry.checked = tokens.run
-        _write(target, _INDEX, _Index(old.fingerprint, entries, tokens.run, tokens.names, tokens.summaries))
+        _write_index(target, old, entries, tokens)
     except OSError:
         return  # a read-only tree still gets its findings
     named = {entry.blob for entry in entries.values()}
@@ -305,7 +514,7 @@ def _write_module(target: str, module: Module, records: dict[str, FunctionRecord
         findings = previous.findings  # a new stamp only: the findings still hold
     blob = f"{module.name}.{os.urandom(6).hex()}{_SUFFIX}"
     encoder = Encoder(old.decoders.get(module.name))
-    _write(target, blob, (module, {q: r.stored(encoder) for q, r in records.items()}), encoder)
+    _write(target, blob, (_outline_state(module), {q: r.stored(encoder) for q, r in records.items()}), encoder)
     saw = frozenset(key for record in records.values() for key in record.seen)
     return ModuleEntry(module.path, module.stamp, blob, len(module.functions), saw,
                        _merged(record.looked for record in records.values()), tuple(module.problems), findings,

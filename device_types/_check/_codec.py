@@ -12,6 +12,13 @@ This format is JSON, read by ``json.loads``, with tagged objects for what JSON l
   engine compares it by identity);
 * ``{"a": [i, v1, ...]}`` a syntax node (``ast``), its fields and positions.
 
+A file is lines: the magic line, the header (the class table and the constants), the body,
+then any number of *documents*, one JSON text a line, which the body refers to by number
+(``Encoder.document``) and which are decoded only when asked for (``Decoder.document``): a
+re-check reads the records of the functions it looks at, not every record of every module
+it opens, and a document that did not change is copied into the next file as it was read
+(``Encoder.copy``), not decoded and encoded again. JSON never holds a raw line break.
+
 A class is rebuilt only if it is a dataclass (or ``FunctionRecord``) of an already
 imported ``device_types`` module, or an ``ast`` node class; its fields are set on
 ``object.__new__(cls)`` without calling any of its methods. Nothing is imported and
@@ -32,7 +39,7 @@ from typing import Any
 
 __all__ = ["CodecError", "Decoder", "Encoder", "dumps", "loads"]
 
-MAGIC = b"device-types-cache 1\n"
+MAGIC = b"device-types-cache 2\n"
 
 
 class CodecError(ValueError):
@@ -61,15 +68,12 @@ def _fields(cls: type) -> tuple[str, ...] | None:
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
 _CHECKS: dict[type, tuple[Callable[[object], bool], ...]] = {}
+_VALIDATORS: dict[type, Callable[[list[object]], bool]] = {}
 Check = Callable[[object], bool]
 
 
 def _any(value: object) -> bool:
     return True
-
-
-def _call(check: Check, value: object) -> bool:
-    return check(value)
 
 
 def _checker(hint: object) -> Check:
@@ -109,6 +113,76 @@ def _checker(hint: object) -> Check:
         key, item = (_checker(args[0]), _checker(args[1])) if args else (_any, _any)
         return lambda v: type(v) is dict and all(key(k) and item(x) for k, x in v.items())
     return _any
+
+
+def _expression(hint: object, value: str, names: dict[str, object], depth: int = 0) -> str | None:
+    """``_checker(hint)`` as a Python expression over the variable ``value`` (None: no test),
+    for ``_validator``: the same tests, without a call for each value tested."""
+    if hint is Any or hint is object:
+        return None
+    if hint is None or hint is type(None):
+        return f"{value} is None"
+    if hint is float:
+        return f"(type({value}) is float or type({value}) is int)"
+    if hint is str or hint is bool:
+        return f"isinstance({value}, {hint.__name__})"
+    if hint is int:
+        return f"(type({value}) is int or type({value}) is bool)"
+    if isinstance(hint, type):
+        name = f"_C{len(names)}"
+        names[name] = hint
+        return f"isinstance({value}, {name})"
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    inner, key = f"_x{depth}", f"_k{depth}"
+    if origin is typing.Union or origin is types.UnionType:
+        if all(isinstance(a, type) and a not in (str, bool, int, float, type(None)) for a in args):
+            name = f"_C{len(names)}"  # rebuilt classes alone: one isinstance
+            names[name] = tuple(args)
+            return f"isinstance({value}, {name})"
+        options = [_expression(a, value, names, depth) for a in args]
+        return None if any(o is None for o in options) else "(" + " or ".join(o for o in options if o) + ")"
+    if origin is typing.Literal:
+        name = f"_L{len(names)}"
+        names[name] = set(args)
+        return f"(type({value}) in (str, int, bool) and {value} in {name})"
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            each = _expression(args[0], inner, names, depth + 1)
+            return f"(type({value}) is tuple" + (f" and all({each} for {inner} in {value}))" if each else ")")
+        if args == ((),) or not args:
+            return f"type({value}) is tuple"
+        parts = [_expression(a, f"{value}[{i}]", names, depth + 1) for i, a in enumerate(args)]
+        return f"(type({value}) is tuple and len({value}) == {len(args)}" + "".join(f" and {p}" for p in parts if p) + ")"
+    if origin in (list, set, frozenset):
+        each = _expression(args[0], inner, names, depth + 1) if args else None
+        kind = origin.__name__
+        return f"(type({value}) is {kind}" + (f" and all({each} for {inner} in {value}))" if each else ")")
+    if origin is dict:
+        keys = _expression(args[0], key, names, depth + 1) if args else None
+        items = _expression(args[1], inner, names, depth + 1) if args else None
+        tests = " and ".join(t for t in (keys, items) if t)
+        return f"(type({value}) is dict" + (f" and all({tests} for {key}, {inner} in {value}.items()))" if tests else ")")
+    return None
+
+
+def _validator(cls: type, fields: tuple[str, ...]) -> Callable[[list[object]], bool]:
+    """One function that tests all of a rebuilt instance's field values at once, given the
+    instance's JSON list (its class number first), as ``_checks`` does one by one (which is
+    kept to name the field that failed)."""
+    if issubclass(cls, ast.AST):
+        return lambda body: all(map(_ast_field, body[1:]))
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # noqa: BLE001 - a hint that does not resolve is not checked
+        hints = {}
+    names: dict[str, object] = {}
+    tests = [_expression(hints.get(n, Any), f"_f{i}", names) for i, n in enumerate(fields)]
+    unpack = "".join(f", _f{i}" for i in range(len(fields)))
+    body = " and ".join(f"({t})" for t in tests if t) or "True"
+    source = f"def check(body):\n    _{unpack} = body\n    return {body}\n"
+    namespace: dict[str, Any] = dict(names)
+    exec(compile(source, f"<cache check of {cls.__qualname__}>", "exec"), namespace)  # noqa: S102 - our own text
+    return namespace["check"]  # type: ignore[no-any-return]
 
 
 def _ast_field(value: object) -> bool:
@@ -178,6 +252,9 @@ class Encoder:
         #: callee's summary is in the records of all its callers): never numbered for "r".
         self._frozen: dict[int, tuple[object, Any]] = {}
         self._inside_frozen = 0
+        #: The file's documents, encoded (``document``) or copied from the seed's (``copy``).
+        self.documents: list[bytes] = []
+        self._texts: dict[int, tuple[object, str]] = {}
 
     def header(self) -> str:
         return json.dumps({"classes": self.classes, "constants": self.constants}, separators=(",", ":"))
@@ -186,6 +263,28 @@ class Encoder:
         """One document (shared values are shared within it, not across documents)."""
         self._memo, self._kept = {}, []
         return json.dumps(self._value(value), separators=(",", ":"), allow_nan=True)
+
+    def text(self, value: object) -> str:
+        """A frozen ``value`` (a summary) as a JSON text of its own, encoded once per file:
+        a value that many documents hold (a callee's summary in each of its callers' records)
+        is then decoded once per file too (``Decoder.text``)."""
+        held = self._texts.get(id(value))
+        if held is None:
+            memo, kept = self._memo, self._kept
+            held = self._texts[id(value)] = (value, self.encode(value))
+            self._memo, self._kept = memo, kept
+        return held[1]
+
+    def document(self, value: object) -> int:
+        """``value`` as a document of the file: its number."""
+        self.documents.append(self.encode(value).encode())
+        return len(self.documents) - 1
+
+    def copy(self, index: int) -> int:
+        """The seed's document ``index``, as it was read (its tables are this file's too)."""
+        assert self.seed is not None
+        self.documents.append(self.seed.documents[index])
+        return len(self.documents) - 1
 
     def _class_id(self, cls: type) -> int:
         index = self._class_ids.get(cls)
@@ -281,12 +380,40 @@ class Decoder:
         self.classes: list[tuple[type, tuple[str, ...], tuple[Check, ...]]] = [
             self._class(name) for name in head["classes"]]
         self._frozen = [_is_frozen(cls) for cls, _, _ in self.classes]
+        self._validators = [_VALIDATORS.get(cls) or _VALIDATORS.setdefault(cls, _validator(cls, names))
+                            for cls, names, _ in self.classes]
         table = _constants()
         self.constants: list[object] = []
         for name in head["constants"]:
             if not isinstance(name, str) or name not in table:
                 raise CodecError(f"unknown constant {name!r}")
             self.constants.append(table[name])
+        #: The file's documents, undecoded (``document``).
+        self.documents: list[bytes] = []
+        self._built: list[object] = []
+        self._json = self._decoder()
+        #: Equal values that the readers of this file's documents share (``shared``).
+        self._shared: dict[object, object] = {}
+        self._texts: dict[str, object] = {}
+
+    def document(self, index: object) -> object:
+        """Document ``index`` of the file, decoded (``CodecError`` when there is none)."""
+        if type(index) is not int or not 0 <= index < len(self.documents):
+            raise CodecError(f"no document {index!r}")
+        return self.decode(self.documents[index])
+
+    def text(self, text: object) -> object:
+        """The value of a JSON text inside a document (``Encoder.text``), decoded once per file."""
+        if type(text) is not str:
+            raise CodecError("a value that is not a text")
+        value = self._texts.get(text)
+        if value is None:
+            value = self._texts[text] = self.decode(text)
+        return value
+
+    def shared(self, value: object) -> Any:
+        """``value``, or the equal value a reader of this file got first (one copy of each)."""
+        return self._shared.setdefault(value, value)
 
     @staticmethod
     def _class(name: object) -> tuple[type, tuple[str, ...], tuple[Check, ...]]:
@@ -305,46 +432,63 @@ class Decoder:
         return cls, names, _checks(cls, names)
 
     def decode(self, text: str | bytes) -> object:
-        built: list[object] = []
-        classes, constants, frozen = self.classes, self.constants, self._frozen
+        """One JSON text (the body, a document, a text inside one) back to its value."""
+        self._built.clear()  # "r" numbers count within one text
+        try:
+            return self._json.decode(text.decode() if isinstance(text, bytes) else text)
+        except CodecError:
+            raise
+        except (ValueError, TypeError, RecursionError, AttributeError) as exc:
+            # bad JSON; an unhashable value in a set or as a key; too deep; a slot that is not there
+            raise CodecError(str(exc)) from None
+
+    def _decoder(self) -> json.JSONDecoder:
+        """A JSON decoder whose object hook rebuilds this file's values: made once per file."""
+        built = self._built
+        classes, constants, frozen, validators = self.classes, self.constants, self._frozen, self._validators
+
+        count = len(classes)
+        sizes = [len(names) + 1 for _, names, _ in classes]
+        is_ast = [issubclass(cls, ast.AST) for cls, _, _ in classes]
+        # a dataclass with an instance dict gets its fields as __init__ sets them, all at once
+        with_dict = [not ast_class and getattr(cls, "__dictoffset__", 0) != 0
+                     for (cls, _, _), ast_class in zip(classes, is_ast)]
 
         def hook(obj: dict[str, Any]) -> object:
-            if len(obj) != 1:
-                raise CodecError("an object with more than one tag")
-            for tag, body in obj.items():
-                pass
+            (tag, body), = obj.items()  # anything but one tag: ValueError, a miss
             if type(body) is list:
-                if tag == "c" or tag == "a":
-                    if not body or type(body[0]) is not int or not 0 <= body[0] < len(classes):
-                        raise CodecError("an instance of an unknown class")
-                    cls, names, checks = classes[body[0]]
-                    if len(body) != len(names) + 1 or (tag == "a") != issubclass(cls, ast.AST):
-                        raise CodecError(f"{cls.__qualname__} with {len(body) - 1} fields")
-                    # ast.AST.__new__ is ast's own (C); a dataclass gets object's: no method of ours runs
-                    instance = cls.__new__(cls) if tag == "a" else object.__new__(cls)  # type: ignore[call-overload]
-                    values = body[1:]
-                    if not all(map(_call, checks, values)):
-                        bad = next(n for n, c, v in zip(names, checks, values) if not c(v))
-                        raise CodecError(f"{cls.__qualname__}.{bad} has the wrong type")
-                    state = getattr(instance, "__dict__", None)
-                    if state is not None and tag == "c":
-                        state.update(zip(names, values))  # a dataclass: its fields, as __init__ sets them
-                    else:
-                        for name, value in zip(names, values):
-                            object.__setattr__(instance, name, value)
-                    if not frozen[body[0]]:  # a frozen value is never referred to by number
-                        built.append(instance)
-                    return instance
                 if tag == "t":
                     return tuple(body)
-                if tag == "f":
-                    return frozenset(body)
+                if tag == "c" or tag == "a":
+                    index = body[0] if body else None
+                    if type(index) is not int or not 0 <= index < count:
+                        raise CodecError("an instance of an unknown class")
+                    cls, names, checks = classes[index]
+                    if len(body) != sizes[index] or (tag == "a") != is_ast[index]:
+                        raise CodecError(f"{cls.__qualname__} with {len(body) - 1} fields")
+                    if not validators[index](body):
+                        bad = next((n for n, c, v in zip(names, checks, body[1:]) if not c(v)), "a field")
+                        raise CodecError(f"{cls.__qualname__}.{bad} has the wrong type")
+                    # ast.AST.__new__ is ast's own (C); a dataclass gets object's: no method of ours runs
+                    instance: Any
+                    if with_dict[index]:
+                        instance = object.__new__(cls)
+                        instance.__dict__.update(zip(names, body[1:]))
+                    else:
+                        instance = cls.__new__(cls) if tag == "a" else object.__new__(cls)  # type: ignore[call-overload]
+                        for name, value in zip(names, body[1:]):
+                            object.__setattr__(instance, name, value)
+                    if not frozen[index]:  # a frozen value is never referred to by number
+                        built.append(instance)
+                    return instance
+                if tag == "s":
+                    return set(body)
                 if tag == "d":
                     if len(body) % 2:
                         raise CodecError("a dict with an odd number of items")
                     return dict(zip(body[::2], body[1::2]))
-                if tag == "s":
-                    return set(body)
+                if tag == "f":
+                    return frozenset(body)
             elif type(body) is int:
                 if tag == "r":
                     if not 0 <= body < len(built):
@@ -356,28 +500,23 @@ class Decoder:
                     return constants[body]
             raise CodecError(f"unknown tag {tag!r}")
 
-        try:
-            return json.loads(text, object_hook=hook)
-        except CodecError:
-            raise
-        except (ValueError, TypeError, RecursionError, AttributeError) as exc:
-            # bad JSON; an unhashable value in a set or as a key; too deep; a slot that is not there
-            raise CodecError(str(exc)) from None
+        return json.JSONDecoder(object_hook=hook)
 
 
 def dumps(value: object, encoder: Encoder | None = None) -> bytes:
-    """``value`` as one file's bytes: the magic line, the header, the body."""
+    """``value`` as one file's bytes: the magic line, the header, the body, the documents."""
     encoder = encoder or Encoder()
     body = encoder.encode(value)
-    return b"".join((MAGIC, encoder.header().encode(), b"\n", body.encode()))
+    return b"\n".join((MAGIC + encoder.header().encode(), body.encode(), *encoder.documents))
 
 
 def loads(data: bytes) -> tuple[object, Decoder]:
-    """The value of ``dumps``'s bytes, and the decoder (for documents stored inside it)."""
+    """The value of ``dumps``'s bytes, and the decoder (for the documents of the file)."""
     if not data.startswith(MAGIC):
         raise CodecError("not a device-types cache file")
-    header, newline, body = data[len(MAGIC):].partition(b"\n")
-    if not newline:
+    lines = data[len(MAGIC):].split(b"\n")
+    if len(lines) < 2:
         raise CodecError("no header")
-    decoder = Decoder(header)
-    return decoder.decode(body), decoder
+    decoder = Decoder(lines[0])
+    decoder.documents = lines[2:]
+    return decoder.decode(lines[1]), decoder

@@ -678,6 +678,7 @@ def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, i
             if handler.name:
                 stored(handler.name, 2, (handler.lineno, handler.col_offset))
             pending.extend((s, inner) for s in handler.body)
+    del bind  # it calls itself through its closure: a cycle that outlives the call while the collector is off
     stores: Stores = {name: (first.get(name, _NOWHERE), sorted(loops.get(name, ())), normalisations.get(name, []))
                       for name in {*first, *loops, *normalisations}}
     for name, normalised in normalisations.items():

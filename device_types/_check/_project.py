@@ -23,11 +23,14 @@ from dataclasses import dataclass, field, replace
 
 from .._files import NotRegular, TooLarge, read_regular, split_lines
 
-__all__ = ["MAX_FILE_BYTES", "Def", "Edit", "FunctionInfo", "Module", "Project", "SourceProblem", "changed_meanings",
-           "collect_idle", "discover", "edit_between", "file_stamp", "gc_paused", "import_bindings", "meaning"]
+__all__ = ["MAX_FILE_BYTES", "TREE_BUDGET", "Def", "Edit", "FunctionInfo", "Module", "Project", "SourceProblem",
+           "changed_meanings", "collect_idle", "discover", "edit_between", "file_stamp", "gc_paused", "import_bindings", "meaning"]
 
 #: Larger files are skipped with a message: generated tables, not backend code.
 MAX_FILE_BYTES = 4 * 1024 * 1024
+#: Bytes of source whose syntax trees a run holds at once (``Project``): about 25 times as much
+#: memory in trees; the module being walked is held whatever its size.
+TREE_BUDGET: int | None = 4 * 1024 * 1024
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "build", "dist", "site-packages"})
 
 
@@ -131,13 +134,6 @@ class Module:
     #: Lines that the def of an outermost function must still move by (``_patch`` moves
     #: the defs below an edit lazily: shifting a whole tree costs more than re-parsing it).
     offsets: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
-
-    def __getstate__(self) -> dict[str, object]:
-        state = dict(self.__dict__)
-        if state["lines"] is not None and state["source"] is None:
-            state["source"] = "\n".join(state["lines"])
-        state.update(tree=None, lines=None, nodes=None, partial=False, offsets={})
-        return state
 
     def current_lines(self) -> list[str] | None:
         if self.lines is not None:
@@ -244,7 +240,17 @@ def _inside(path: str, top: str) -> bool:
 
 
 class Project:
-    """The checked files plus every module of the same project that they import."""
+    """The checked files plus every module of the same project that they import.
+
+    Syntax trees are the bulk of a run's memory (about 25 bytes of tree per byte of source),
+    so few are held at once: a file given to ``add_file`` is read at once but parsed only
+    when its outline is first needed (``opened``: ``Analysis.run`` opens the given modules
+    one at a time and walks each one's functions while its tree is fresh), and the trees
+    parsed are kept for the most recently used modules only, up to ``tree_budget`` bytes of
+    their source (``TREE_BUDGET`` when the project is made; None: every tree is kept). A
+    function of a module whose tree was let go is parsed again alone, from the text its
+    outline was made from (``function_node``).
+    """
 
     def __init__(self, display_root: str = ".", cached: Mapping[str, Module] | None = None,
                  overlay: dict[str, bytes] | None = None) -> None:
@@ -253,16 +259,47 @@ class Project:
         self.overlay = overlay or {}
         self.roots: list[str] = []
         self.modules: dict[str, Module] = {}
-        self.problems: list[SourceProblem] = []
         #: modules whose file changed since the cache was written (or were never cached)
         self.changed: set[str] = set()
         #: path -> the edit of each changed file that was in the cache (None: its old text is
         #: unknown), for carrying cached facts into the new lines (``_lines``)
         self.edits: dict[str, Edit | None] = {}
+        self.tree_budget = TREE_BUDGET
+        #: The module whose functions a run is walking (``Analysis.run``): its tree is held
+        #: while it is, whatever else is parsed meanwhile.
+        self.walking: str | None = None
+        #: Whole-file parses and single-function parses so far (``benchmarks/memory_large_tree.py``).
+        self.parses = 0
+        self.function_parses = 0
         self._cached = cached or {}
         self._missing: set[str] = set()
         self._shown: dict[str, str] = {}
         self._rewritten: dict[str, bool] = {}
+        #: What reading and parsing reported, one group per module in the order the modules
+        #: were added (a module parsed later still reports in its place), then one per
+        #: ``report``: ``problems`` in the order a run that parsed each file when it read it
+        #: would have found them.
+        self._groups: list[list[SourceProblem]] = []
+        #: Modules added but not parsed yet: their bytes and their group of problems.
+        self._pending: dict[str, tuple[bytes, list[SourceProblem]]] = {}
+        #: name -> (the module, the bytes it counts) for each module whose tree (or some of its
+        #: defs) and lines are held, least recently used first.
+        self._held: dict[str, tuple[Module, int]] = {}
+        self._held_bytes = 0
+        #: The order each module was added in (``order``).
+        self._order: dict[str, int] = {}
+
+    @property
+    def problems(self) -> list[SourceProblem]:
+        """Every file problem so far, in order (a new list: add with ``report``)."""
+        return [problem for group in self._groups for problem in group]
+
+    def report(self, problem: SourceProblem) -> None:
+        self._groups.append([problem])
+
+    def order(self, name: str) -> int:
+        """When module ``name`` was added, among the modules of this project (-1: never)."""
+        return self._order.get(name, -1)
 
     # --- what changed since the cache --------------------------------------------------
 
@@ -293,15 +330,27 @@ class Project:
             self.roots.append(root)
 
     def add_file(self, path: str) -> Module:
+        """The module of ``path``; a file not seen before is read now and parsed when its
+        outline is first needed (``opened``)."""
         root, name = module_name_for(path)
         self.add_root(root)
-        return self.modules.get(name) or self._load(name, os.path.abspath(path))
+        return self.modules.get(name) or self._load(name, os.path.abspath(path), later=True)
+
+    def opened(self, module: Module) -> Module:
+        """``module`` with its outline: parsed now if ``add_file`` left it for later."""
+        if module.name in self._pending and self.modules.get(module.name) is module:
+            self._open_pending(module)
+        return module
 
     def module(self, name: str) -> Module | None:
         """The project module ``name``, loaded on first use; None outside the project."""
         found = self.modules.get(name)
-        if found is not None or name in self._missing:
+        if found is not None:
+            if name in self._pending:
+                self._open_pending(found)
             return found
+        if name in self._missing:
+            return None
         rel = name.replace(".", os.sep)
         for root in self.roots:
             for candidate in (os.path.join(root, rel + ".py"), os.path.join(root, rel, "__init__.py")):
@@ -311,12 +360,19 @@ class Project:
         return None
 
     def function_node(self, module: Module, qualname: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-        """The def of ``qualname`` in ``module`` (its tree parsed, and indexed, on first use)."""
+        """The def of ``qualname`` in ``module``: from its tree (indexed on first use), or,
+        when the tree is not held, from a parse of that function's own lines."""
         index = module.nodes
         if index is None or (module.partial and qualname not in index):
-            # a whole parse of the current text: every line number is current
-            module.offsets, module.partial = {}, False
-            index = module.nodes = dict(_def_nodes(self.tree(module).body, ""))
+            if module.tree is None and self._parse_function(module, qualname):
+                index = module.nodes
+                assert index is not None
+            else:
+                # a whole parse of the current text: every line number is current
+                module.offsets, module.partial = {}, False
+                index = module.nodes = dict(_def_nodes(self.tree(module).body, ""))
+        else:
+            self._use(module)
         if module.offsets:
             unit = qualname.split(".<locals>.", 1)[0]
             offset = module.offsets.pop(unit, 0)
@@ -326,7 +382,16 @@ class Project:
 
     def tree(self, module: Module) -> ast.Module:
         if module.tree is None:
-            self._parse(module, self._read(module.path) or b"")
+            text = module.current_lines()
+            if text is not None:  # the text it was outlined from: the tree matches the outline
+                self._parse_text(module, text)
+            else:
+                group: list[SourceProblem] = []
+                self._groups.append(group)
+                self._parse(module, self._read(module.path) or b"", group)
+            self._hold(module)
+        else:
+            self._use(module)
         assert module.tree is not None
         return module.tree
 
@@ -343,20 +408,27 @@ class Project:
             shown = self._shown[path] = path if rel.startswith("..") else rel
         return shown
 
-    def _load(self, name: str, path: str) -> Module:
+    def _load(self, name: str, path: str, later: bool = False) -> Module:
+        """Read ``path`` as module ``name``: the cached outline when the file is the one the
+        cache outlined, else a patch of it (an edit inside one function), else a parse (left
+        for ``opened`` when ``later``)."""
+        self._order.setdefault(name, len(self._order))
+        group: list[SourceProblem] = []
+        self._groups.append(group)
         given = self.overlay.get(path)
-        reported = len(self.problems)
         raw: bytes | None
         if given is not None:
             raw, stamp = given, _text_stamp(given)
         else:
             raw, why, stamp = read_source(path)
             if why is not None:
-                self.problems.append(SourceProblem(self.display(path), 0, why))
+                group.append(SourceProblem(self.display(path), 0, why))
         cached = self._cached.get(name)
         if cached is not None and cached.path == path and cached.stamp == stamp and stamp != (0, 0):
             self.modules[name] = cached
-            self.problems.extend(cached.problems)
+            group.extend(cached.problems)
+            if cached.lines is not None or cached.nodes is not None:  # a session's: its tree counts here too
+                self._hold(cached)
             return cached
         if cached is not None and cached.path == path:
             old_lines, new_lines = cached.current_lines(), _text_lines(raw)
@@ -369,20 +441,109 @@ class Project:
             if patched is not None:
                 self.modules[name] = patched
                 if edit is not None:
-                    patched.problems = tuple(self.problems[reported:])
+                    patched.problems = tuple(group)
                     self.changed.add(name)
                 else:  # the same text: what it reported still holds
-                    self.problems.extend(patched.problems)
+                    group.extend(patched.problems)
+                if patched.lines is not None:
+                    self._hold(patched)
                 return patched
         module = Module(name, path, path.endswith("__init__.py"), stamp)
         self.modules[name] = module
         self.changed.add(name)
         if raw is not None:
-            self._parse(module, raw)
-            if module.tree is not None:
-                _outline(module, module.tree)
-        module.problems = tuple(self.problems[reported:])
+            if later:
+                self._pending[name] = (raw, group)
+                return module
+            self._open(module, raw, group)
+        module.problems = tuple(group)
         return module
+
+    def _open_pending(self, module: Module) -> None:
+        raw, group = self._pending.pop(module.name)
+        self._open(module, raw, group)
+        module.problems = tuple(group)
+
+    def _open(self, module: Module, raw: bytes, group: list[SourceProblem]) -> None:
+        """Parse and outline ``module`` (its problems into ``group``); its tree is held."""
+        self._parse(module, raw, group)
+        if module.tree is not None:
+            _outline(module, module.tree)
+        self._hold(module)
+
+    # --- which trees are held ------------------------------------------------------------
+
+    def _hold(self, module: Module) -> None:
+        """``module``'s tree (or defs) and lines were just made: held, as the most recently
+        used; the least recently used others are let go past ``tree_budget``."""
+        budget = self.tree_budget
+        if budget is None:
+            return
+        name = module.name
+        previous = self._held.pop(name, None)
+        if previous is not None:
+            self._held_bytes -= previous[1]
+        size = module.stamp[0]
+        if size <= 0:  # an editor's buffer
+            size = sum(map(len, module.lines or ()))
+        self._held[name] = (module, size)
+        self._held_bytes += size
+        if self._held_bytes > budget:
+            for victim in [n for n in self._held if n != name and n != self.walking]:
+                held, held_size = self._held.pop(victim)
+                self._held_bytes -= held_size
+                _let_go(held)
+                if self._held_bytes <= budget:
+                    break
+
+    def _use(self, module: Module) -> None:
+        """``module``'s tree was used: the most recently used."""
+        held = self._held.pop(module.name, None)
+        if held is not None:
+            self._held[module.name] = held
+
+    def _parse_function(self, module: Module, qualname: str) -> bool:
+        """Parse the outermost def holding ``qualname`` alone, from its lines (``spans``), and
+        add its defs to ``module.nodes``; False when that cannot be done (no span or no
+        text, a parse that fails or finds something else there, ``qualname`` not among
+        the defs found): then the file is parsed whole."""
+        unit = qualname.split(".<locals>.", 1)[0]
+        span = module.spans.get(unit)
+        if span is None:
+            return False
+        lines = module.lines
+        if lines is None:
+            lines = module.current_lines()
+            if lines is None:
+                return False
+            module.lines = lines
+        node = _parse_def(lines, span, unit.rpartition(".")[2])
+        self.function_parses += 1
+        if node is None:
+            return False
+        prefix = unit.rpartition(".")[0]
+        found = dict(_def_nodes([node], f"{prefix}." if prefix else ""))
+        if qualname not in found:
+            return False
+        if module.nodes is None or not module.partial:
+            module.nodes, module.partial, module.offsets = {}, True, {}
+        module.nodes.update(found)
+        self._hold(module)
+        return True
+
+    def _parse_text(self, module: Module, lines: list[str]) -> None:
+        """A whole parse of the text ``module`` was outlined from (it was parsed before: no
+        problem to report, unless it fails now, which is reported as it happens)."""
+        group: list[SourceProblem] = []
+        self._groups.append(group)
+        self.parses += 1
+        try:
+            module.tree = ast.parse("\n".join(lines), filename=module.path)
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            group.append(SourceProblem(self.display(module.path), getattr(exc, "lineno", None) or 0,
+                                       f"cannot be parsed, file not analysed: {exc}"))
+            module.tree = ast.Module(body=[], type_ignores=[])
+        module.lines = lines
 
     def _read(self, path: str, report: bool = True) -> bytes | None:
         shown = self.display(path)
@@ -392,29 +553,74 @@ class Project:
         raw, why, _ = read_source(path)
         if why is not None:
             if report:
-                self.problems.append(SourceProblem(shown, 0, why))
+                self.report(SourceProblem(shown, 0, why))
             return None
         return raw
 
-    def _parse(self, module: Module, raw: bytes) -> None:
+    def _parse(self, module: Module, raw: bytes, group: list[SourceProblem]) -> None:
         shown = self.display(module.path)
         empty = ast.Module(body=[], type_ignores=[])
-        undecodable = _undecodable(raw)
+        self.parses += 1
+        text, undecodable = _decoded(raw)
+        module.lines = split_lines(text)
         if undecodable is not None:  # ast.parse takes such bytes in comments; Python refuses to import them
             line, message = undecodable
-            self.problems.append(SourceProblem(shown, line, f"{message}, file not analysed"))
+            group.append(SourceProblem(shown, line, f"{message}, file not analysed"))
             module.tree = empty
-            module.lines = split_lines(decode_source(raw))
             return
         try:
             module.tree = ast.parse(raw, filename=module.path)
         except SyntaxError as exc:
-            self.problems.append(SourceProblem(shown, exc.lineno or 0, f"syntax error, file not analysed: {exc.msg}"))
+            group.append(SourceProblem(shown, exc.lineno or 0, f"syntax error, file not analysed: {exc.msg}"))
             module.tree = empty
         except (ValueError, RecursionError, MemoryError) as exc:
-            self.problems.append(SourceProblem(shown, 0, f"cannot be parsed, file not analysed: {exc}"))
+            group.append(SourceProblem(shown, 0, f"cannot be parsed, file not analysed: {exc}"))
             module.tree = empty
-        module.lines = split_lines(decode_source(raw))
+
+
+def _let_go(module: Module) -> None:
+    """Drop ``module``'s tree, its defs and its lines (kept as one text, to parse again from)."""
+    if module.lines is not None:
+        if module.source is None:
+            module.source = "\n".join(module.lines)
+        module.lines = None
+    module.tree, module.nodes, module.partial, module.offsets = None, None, False, {}
+
+
+def _parse_def(lines: list[str], span: tuple[int, int], name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The def at ``span`` (first line with its decorators, last line) of ``lines``, parsed
+    alone with its line numbers and columns as in the whole file; None when its lines do not
+    hold exactly one def of that name with that span."""
+    start, end = span
+    segment = lines[start - 1:end]
+    if not segment:
+        return None
+    indented = segment[0][:1] in (" ", "\t")
+    # an indented def goes in an ``if`` on the line above it, which keeps its columns; blank
+    # lines put the def at its own line, cheaper than moving every node of it after the parse
+    # (``ast.increment_lineno``) up to some thousands of lines down a file
+    above = start - 2 if indented else start - 1
+    blank = above if above <= _BLANK_LINES else 0
+    head = "\n" * blank + ("if 1:\n" if indented else "")
+    try:
+        body = ast.parse(head + "\n".join(segment) + "\n").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if indented:
+        if len(body) != 1 or not isinstance(body[0], ast.If):
+            return None
+        body = body[0].body
+    if len(body) != 1 or not isinstance(body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    node = body[0]
+    if above > blank:
+        ast.increment_lineno(node, above - blank)
+    return node if node.name == name and _span(node) == span else None
+
+
+#: Up to this many lines above a def, ``_parse_def`` puts blank lines there (a parse of 10,000
+#: blank lines costs about as much as moving a small def's nodes).
+_BLANK_LINES = 10_000
 
 
 def read_source(path: str) -> tuple[bytes | None, str | None, tuple[int, int]]:
@@ -436,23 +642,24 @@ def read_source(path: str) -> tuple[bytes | None, str | None, tuple[int, int]]:
     return raw, None, content_stamp(raw)
 
 
-def _undecodable(raw: bytes) -> tuple[int, str] | None:
-    """(line, why) when the file is not text in its declared encoding (PEP 263; UTF-8 by default)."""
+def _decoded(raw: bytes) -> tuple[str, tuple[int, str] | None]:
+    """The file's text (``decode_source``'s), and (line, why) when it is not text in its
+    declared encoding (PEP 263; UTF-8 by default)."""
     declared: SyntaxError | None = None
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
     except SyntaxError as exc:  # a bad cookie, or the first lines are not UTF-8
         encoding, declared = "utf-8", exc
     try:
-        raw.decode(encoding)
-        if declared is not None:
-            return declared.lineno or 1, f"unknown source encoding ({declared.msg})"
+        text = raw.decode(encoding)
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
-        return line, f"not valid {encoding} (byte 0x{raw[exc.start]:02x} on line {line})"
+        return decode_source(raw), (line, f"not valid {encoding} (byte 0x{raw[exc.start]:02x} on line {line})")
     except LookupError:
-        return 1, f"unknown source encoding {encoding!r}"
-    return None
+        return decode_source(raw), (1, f"unknown source encoding {encoding!r}")
+    if declared is not None:
+        return text, (declared.lineno or 1, f"unknown source encoding ({declared.msg})")
+    return text, None
 
 
 def _text_stamp(raw: bytes) -> tuple[int, int]:
@@ -506,24 +713,8 @@ def _patch(old: Module, stamp: tuple[int, int], old_lines: list[str] | None, new
     if len(inside) != 1:
         return None
     qualname, (start, end) = inside[0]
-    segment = new_lines[start - 1:end + delta]
-    if not segment:
-        return None
-    indented = segment[0][:1] in (" ", "\t")
-    text = "\n".join((["if 1:"] if indented else []) + segment) + "\n"
-    try:
-        parsed = ast.parse(text).body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    if indented:
-        if len(parsed) != 1 or not isinstance(parsed[0], ast.If):
-            return None
-        parsed = parsed[0].body
-    if len(parsed) != 1 or not isinstance(parsed[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return None
-    new_node = parsed[0]
-    ast.increment_lineno(new_node, start - 2 if indented else start - 1)
-    if new_node.name != qualname.rpartition(".")[2] or _span(new_node) != (start, end + delta):
+    new_node = _parse_def(new_lines, (start, end + delta), qualname.rpartition(".")[2])
+    if new_node is None:
         return None
     prefix = qualname.rpartition(".")[0]
     prefix = f"{prefix}." if prefix else ""
@@ -771,7 +962,7 @@ def _flat(body: list[ast.stmt]) -> list[ast.stmt]:
     """Statements of a body, looking into ``if``/``try``/``with`` blocks (conditional defs, optional
     imports), in source order. A list, not a generator: it runs for every def of every module.
     With an explicit stack: a 1,000-branch ``elif`` chain is 1,000 nested ``If`` nodes."""
-    if not any(node.__class__ in _BLOCKS for node in body):
+    if _BLOCKS.isdisjoint(map(type, body)):
         return body
     out: list[ast.stmt] = []
     stack: list[list[ast.stmt]] = [list(reversed(body))]

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ._walk import Facts
-from ._summary import Summary
+from ._summary import EMPTY_SUMMARY, Summary
 
 if TYPE_CHECKING:
     from ._codec import Decoder, Encoder
@@ -59,28 +59,64 @@ class RunTokens:
 class FunctionRecord:
     """What the cache keeps of one function: valid while its source and line are the same.
 
-    Its facts are stored as a document of their own (``_codec``) and read on first use: a
-    re-check reads the facts only of the functions it walks, moves or reports anew, a small
-    part of them."""
+    A record read from a cache file keeps two documents of that file (``_codec``) undecoded
+    until used: its *core* (its summary, the summaries it saw, the names it looked up) and its
+    facts. A re-check decodes the cores of the records it adopts and the facts of the
+    functions it walks, moves or reports anew, and the file that replaces this one copies
+    each document that did not change as it was read: a record kept as it was, or moved by an
+    edit above it (``origin``) without a change to that part."""
 
-    __slots__ = ("source_hash", "line", "summary", "seen", "looked", "run", "_facts", "_stored", "_decoder")
+    __slots__ = ("source_hash", "line", "run", "_summary", "_seen", "_looked", "_facts", "_decoder", "_core",
+                 "_facts_doc", "_origin")
 
     def __init__(self, source_hash: str, line: int, facts: Facts | None, summary: Summary, seen: dict[Key, Summary],
-                 looked: Looked = (), run: int = 0, stored: str | None = None, decoder: Decoder | None = None) -> None:
+                 looked: Looked = (), run: int = 0, origin: FunctionRecord | None = None) -> None:
         self.source_hash = source_hash
         self.line = line
-        self.summary = summary
-        #: The summary of each callee as this function's walk saw it.
-        self.seen = seen
-        #: The names its walk looked up, by module (``_project.meaning``): valid while each
-        #: means what it meant.
-        self.looked = looked
         #: The run that made it: walked it, or moved it and checked what it saw (``RunTokens``).
         self.run = run
+        self._summary: Summary | None = summary
+        self._seen: dict[Key, Summary] | None = seen
+        self._looked: Looked | None = looked
         self._facts: Facts | None = facts
-        #: The facts as the cache file holds them, and the file's decoder (when read from one).
-        self._stored = stored
-        self._decoder = decoder
+        #: The file it was read from, and its two documents there.
+        self._decoder: Decoder | None = None
+        self._core = self._facts_doc = -1
+        #: The record it was moved from (an edit above it), whose documents it may share.
+        self._origin = origin
+
+    @property
+    def from_file(self) -> bool:
+        """Read from a cache file (its documents are there)."""
+        return self._decoder is not None
+
+    @property
+    def origin(self) -> FunctionRecord | None:
+        return self._origin
+
+    @property
+    def summary(self) -> Summary:
+        if self._summary is None:
+            self._read_core()
+        assert self._summary is not None
+        return self._summary
+
+    @property
+    def seen(self) -> dict[Key, Summary]:
+        """The summary of each callee as this function's walk saw it."""
+        if self._seen is None:
+            self._read_core()
+        assert self._seen is not None
+        return self._seen
+
+    @property
+    def looked(self) -> Looked:
+        """The names its walk looked up, by module (``_project.meaning``): valid while each
+        means what it meant."""
+        if self._looked is None:
+            self._read_core()
+        assert self._looked is not None
+        return self._looked
 
     @property
     def facts(self) -> Facts:
@@ -89,35 +125,109 @@ class FunctionRecord:
         if self._facts is None:
             from ._codec import CodecError
 
-            if self._stored is None or self._decoder is None:
+            if self._decoder is None:
                 raise CodecError("a record without facts")
-            facts = self._decoder.decode(self._stored)
+            facts = self._decoder.document(self._facts_doc)
             if not isinstance(facts, Facts):
                 raise CodecError("a record whose facts are not facts")
             self._facts = facts
         return self._facts
 
-    def stored(self, encoder: Encoder) -> tuple[object, ...]:
-        """What the cache file holds of it (``from_stored`` reads it back)."""
-        if self._stored is not None and self._decoder is not None and self._decoder is encoder.seed:
-            facts = self._stored  # as read (facts are never changed in place): the new file keeps the old one's tables
-        else:
-            facts = encoder.encode(self.facts)
-        return self.source_hash, self.line, self.summary, self.seen, self.looked, self.run, facts
+    def _read_core(self) -> None:
+        """Decode the core document: ``[summary, [module, qualname, summary, ...], [module,
+        [name, ...], ...]]`` (flat lists: no tag to decode for each key and name; each
+        summary a text of its own, decoded once per file: ``_summary_text``)."""
+        from ._codec import CodecError
+
+        decoder = self._decoder
+        if decoder is None:
+            raise CodecError("a record without its summaries")
+        core = decoder.document(self._core)
+        if not (type(core) is list and len(core) == 3 and type(core[1]) is list and len(core[1]) % 3 == 0
+                and type(core[2]) is list and len(core[2]) % 2 == 0):
+            raise CodecError("a record whose core is not one")
+        text, flat_seen, flat_looked = core
+        summary = _summary_of(decoder, text)
+        seen: dict[Key, Summary] = {}
+        for at in range(0, len(flat_seen), 3):
+            module, qualname, text = flat_seen[at:at + 3]
+            if not (type(module) is str and type(qualname) is str):
+                raise CodecError("a record whose seen summaries are not")
+            seen[(module, qualname)] = _summary_of(decoder, text)
+        looked = []
+        shared = decoder.shared
+        for at in range(0, len(flat_looked), 2):
+            module, names = flat_looked[at], flat_looked[at + 1]
+            if not (type(module) is str and type(names) is list and all(type(n) is str for n in names)):
+                raise CodecError("a record whose looked-up names are not")
+            looked.append(shared((module, shared(tuple(names)))))
+        self._summary, self._seen, self._looked = summary, seen, shared(tuple(looked))
+
+    def stored(self, encoder: Encoder) -> list[object]:
+        """What the cache file holds of it (``from_stored`` reads it back): its documents
+        copied where they are the ones read from the file ``encoder`` replaces."""
+        seed = encoder.seed
+        core = facts = -1
+        if seed is not None:
+            if self._decoder is seed:  # read from that file (and never changed: records are not)
+                core, facts = encoder.copy(self._core), encoder.copy(self._facts_doc)
+            else:
+                origin = self._origin
+                if origin is not None and origin._decoder is seed:  # moved: what the move left alone
+                    if (self._summary is origin._summary and self._looked is origin._looked
+                            and _same_summaries(self._seen, origin._seen)):
+                        core = encoder.copy(origin._core)
+                    if origin._facts is not None and self._facts == origin._facts:
+                        facts = encoder.copy(origin._facts_doc)
+        if core < 0:
+            flat_seen: list[object] = []
+            for (module, qualname), callee in self.seen.items():
+                flat_seen += (module, qualname, _summary_text(encoder, callee))
+            flat_looked: list[object] = []
+            for module, names in self.looked:
+                flat_looked += (module, list(names))
+            core = encoder.document([_summary_text(encoder, self.summary), flat_seen, flat_looked])
+        if facts < 0:
+            facts = encoder.document(self.facts)
+        return [self.source_hash, self.line, self.run, core, facts]
 
     @classmethod
     def from_stored(cls, state: object, decoder: Decoder) -> FunctionRecord | None:
-        """A record read back from ``stored``'s tuple; None when the tuple is not one."""
-        if not (type(state) is tuple and len(state) == 7):
+        """A record read back from ``stored``'s list; None when the list is not one (its
+        documents are checked when first read)."""
+        if not (type(state) is list and len(state) == 5):
             return None
-        source_hash, line, summary, seen, looked, run, facts = state
-        if not (type(source_hash) is str and type(line) is int and isinstance(summary, Summary)
-                and type(seen) is dict and all(type(k) is tuple and len(k) == 2 and type(k[0]) is str
-                                               and type(k[1]) is str and isinstance(v, Summary)
-                                               for k, v in seen.items())
-                and type(looked) is tuple and type(run) is int and type(facts) is str):
+        source_hash, line, run, core, facts = state
+        documents = len(decoder.documents)
+        if not (type(source_hash) is str and type(line) is int and type(run) is int and type(core) is int
+                and type(facts) is int and 0 <= core < documents and 0 <= facts < documents):
             return None
-        if not all(type(m) is tuple and len(m) == 2 and type(m[0]) is str and type(m[1]) is tuple
-                   and all(type(n) is str for n in m[1]) for m in looked):
-            return None
-        return cls(source_hash, line, None, summary, seen, looked, run, facts, decoder)
+        record = cls.__new__(cls)
+        record.source_hash, record.line, record.run = source_hash, line, run
+        record._summary = record._seen = record._looked = record._facts = None
+        record._decoder, record._core, record._facts_doc, record._origin = decoder, core, facts, None
+        return record
+
+
+def _summary_text(encoder: Encoder, summary: Summary) -> str:
+    """"" for the summary of most functions (``EMPTY_SUMMARY``), else its JSON text."""
+    return "" if summary is EMPTY_SUMMARY else encoder.text(summary)
+
+
+def _summary_of(decoder: Decoder, text: object) -> Summary:
+    from ._codec import CodecError
+
+    if text == "":
+        return EMPTY_SUMMARY
+    summary = decoder.text(text)
+    if not isinstance(summary, Summary):
+        raise CodecError("a summary that is not one")
+    return summary
+
+
+def _same_summaries(one: dict[Key, Summary] | None, other: dict[Key, Summary] | None) -> bool:
+    """The same callees, each with the same summary object (the cheap test: a moved record's
+    summaries are its origin's, or new objects)."""
+    if one is None or other is None or len(one) != len(other):
+        return False
+    return all(other.get(key) is summary for key, summary in one.items())

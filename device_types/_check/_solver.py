@@ -25,7 +25,7 @@ from ._conditions import ALWAYS, NEVER, Condition, disjoin
 from ._walk import Facts, interpret
 from ._lines import LineMap, Unmappable
 from ._records import Deferred, FunctionRecord, Key, Looked, RunTokens
-from ._project import Def, FunctionInfo, Module, Project, changed_meanings
+from ._project import Def, FunctionInfo, Module, Project, SourceProblem, changed_meanings
 from ._summary import EMPTY_SUMMARY, FallbackPath, Hop, Summary
 from ._values import Atom, Param, ReadOf, Root, root_fields, roots
 
@@ -154,6 +154,8 @@ class Analysis:
         self._lines = LineMap(project.edits)
         #: Cached records adopted as they are (not walked, nothing moved): kept, not rebuilt.
         self._kept: dict[Key, FunctionRecord] = {}
+        #: The cached record each moved one was read as (its file's documents may serve it).
+        self._moved_from: dict[Key, FunctionRecord] = {}
         self._functions: dict[str, FunctionInfo | None] = {}
         self._summaries: dict[Key, Summary] = {}
         self._facts: dict[Key, Facts] = {}
@@ -181,6 +183,8 @@ class Analysis:
         self._interned: dict[object, Any] = {}
         #: Modules whose names this run compared with the cached outline's.
         self._compared: set[str] = set()
+        #: Functions the walk could not finish, not reported yet (``_report_unanalysed``).
+        self._unanalysed_now: list[tuple[tuple[bool, int, int], SourceProblem]] = []
 
     # --- the fixpoint ------------------------------------------------------------------------
 
@@ -189,10 +193,16 @@ class Analysis:
         had to be opened (``opened``): a deferred module is one whose file did not change
         since the cache, opened only once a summary its records saw, or a name they looked
         up, changed after its last check. The others keep what the cache holds."""
-        reported = [info for module in modules for info in module.functions.values()]
+        reported: list[FunctionInfo] = []
         waiting = self._waiting = dict(deferred or {})
-        self._start_all(reported)
-        self._fixpoint()
+        for module in modules:  # one at a time: its tree is parsed, walked, and let go (``Project``)
+            self.project.walking = module.name
+            infos = list(self.project.opened(module).functions.values())
+            reported.extend(infos)
+            self._start_all(infos)
+            self._fixpoint()
+        self.project.walking = None
+        self._report_unanalysed()
         while waiting:
             woken = [name for name, (_, saw, looked, since) in waiting.items()
                      if not self._saw_current(saw, since) or not self._still_means(looked, since)]
@@ -200,18 +210,19 @@ class Analysis:
                 break
             for name in woken:
                 path = waiting.pop(name)[0]
-                module = self.project.add_file(path)
+                module = self.project.opened(self.project.add_file(path))  # parsed, if its cache file is gone
                 self.opened.append(module.name)
                 infos = list(module.functions.values())
                 reported.extend(infos)
                 self._start_all(infos)
             self._fixpoint()
+            self._report_unanalysed()
         for key in self._differs:
             self.tokens.summaries[key] = self.tokens.run
         for key, facts in self._facts.items():  # walked or moved: checked as of this run
             self.records[key] = FunctionRecord(self._infos[key].source_hash, self._infos[key].line, facts,
                                                self._summaries.get(key, EMPTY_SUMMARY), self._seen.get(key, {}),
-                                               self._looks.get(key, ()), self.tokens.run)
+                                               self._looks.get(key, ()), self.tokens.run, self._moved_from.get(key))
         self.records.update(self._kept)
         return [FunctionResult(i, self._summaries.get(i.key, EMPTY_SUMMARY),
                                self._kept.get(i.key) or self._facts.get(i.key) or Facts()) for i in reported]
@@ -272,10 +283,12 @@ class Analysis:
                 self._enqueue(key)
                 continue
             if record is cached:
-                self._kept[key] = record  # its facts stay pickled unless a walk or a finding needs them
+                self._kept[key] = record  # its facts stay in the file unless a walk or a finding needs them
             else:  # moved by an edit above it: what it saw was checked as of this run, so it is dated by it
                 self._facts[key] = record.facts
                 self._looks[key] = record.looked
+                if record.origin is not None:
+                    self._moved_from[key] = record.origin
             summary = record.summary
             self._seen[key] = dict(record.seen)
             for callee in record.seen:
@@ -306,7 +319,9 @@ class Analysis:
             return None
         if line == record.line and seen == record.seen and facts == record.facts:
             return record  # nothing it names moved (the edit is below): the record as it was
-        return FunctionRecord(record.source_hash, line, facts, summary, seen, record.looked, record.run)
+        # the record read from the cache file stays its origin: the next file copies what the move left alone
+        origin = record if record.from_file else record.origin
+        return FunctionRecord(record.source_hash, line, facts, summary, seen, record.looked, record.run, origin)
 
     def _info_for(self, key: Key) -> FunctionInfo | None:
         known = self._infos.get(key)
@@ -349,12 +364,20 @@ class Analysis:
     def _unanalysed(self, info: FunctionInfo, module: Module | None, why: str) -> None:
         """A function the walk could not finish: a "not analysed" line (``device-unanalysed``,
         exit 2), kept with its module's outline so that a cached run reports it again."""
-        from ._project import SourceProblem
-
         problem = SourceProblem(self.project.display(info.path), info.line, f'function "{info.qualname}" not analysed: {why}')
         if module is not None and problem not in module.problems:
             module.problems = (*module.problems, problem)
-        self.project.problems.append(problem)
+        functions = list(module.functions) if module is not None else []
+        position = functions.index(info.qualname) if info.qualname in functions else 0
+        key = (not self.is_backend(info.module), self.project.order(info.module), position)
+        self._unanalysed_now.append((key, problem))
+
+    def _report_unanalysed(self) -> None:
+        """The functions found unanalysable since the last call, reported in the order of the
+        modules and of their functions (backends first), whatever order they were walked in."""
+        for _, problem in sorted(self._unanalysed_now, key=lambda item: item[0]):
+            self.project.report(problem)
+        self._unanalysed_now.clear()
 
     def _look(self, module: str, name: str) -> None:
         looking = self._looking

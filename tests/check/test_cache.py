@@ -32,8 +32,10 @@ def stamps(root: Path) -> dict[str, int]:
 def blob_of(root: Path, module: str) -> str:
     from device_types._check._codec import loads
 
-    index, _ = loads((root / CACHE / "index.json").read_bytes())
-    return str(index.entries[module].blob)  # type: ignore[attr-defined]
+    body, decoder = loads((root / CACHE / "index.json").read_bytes())
+    index = _cache._index_from(body, decoder, body[0])  # type: ignore[index]
+    assert index is not None
+    return index.entries[module].blob
 
 
 @pytest.fixture
@@ -172,3 +174,62 @@ def test_a_helper_changed_while_only_its_file_was_checked_reaches_its_callers_la
     edit(sorting, "def sort(a, stable=False):", "def sort_values(a, stable=False):")
     check_paths(["fw/_backends/mps/sorting.py"], config)
     assert not any(f.message.startswith('"topk"') for f in rechecked(config).findings)
+
+
+@pytest.fixture
+def documents(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """How many documents each run's writes encode anew, and how many they copy as read."""
+    from device_types._check import _codec
+
+    counts = {"encoded": 0, "copied": 0}
+    encode, copy = _codec.Encoder.document, _codec.Encoder.copy
+
+    def encoding(self: _codec.Encoder, value: object) -> int:
+        counts["encoded"] += 1
+        return encode(self, value)
+
+    def copying(self: _codec.Encoder, index: int) -> int:
+        counts["copied"] += 1
+        return copy(self, index)
+
+    monkeypatch.setattr(_codec.Encoder, "document", encoding)
+    monkeypatch.setattr(_codec.Encoder, "copy", copying)
+    return counts
+
+
+def test_a_recheck_copies_the_documents_an_edit_left_alone(tree: Path, documents: dict[str, int]) -> None:  # noqa: F811
+    """A record's summaries and its facts are documents of its module's file: the file that
+    replaces it after an edit copies those of the records the edit did not change, as read."""
+    config = grown(tree)
+    check_paths(["."], config)
+    sorting = tree / "fw/_backends/mps/sorting.py"
+    edit(sorting, "def unrelated(a):\n    return a.abs()\n", "def unrelated(a):\n    return a.neg()\n")
+    documents.update(encoded=0, copied=0)
+    rewritten = rechecked(config)
+    assert rewritten.walks == 1
+    # sorting.py's file: "unrelated" walked (2 documents), "sort" copied (2); the index: sorting.py's
+    # entry new, the other 14 modules' entries and the tables of names and summaries copied
+    assert documents == {"encoded": 3, "copied": 18}
+    # a line inserted above "sort": it moves, and so do the lines its callers in ops.py name
+    # (four records, two documents each); only what names none of the moved lines is copied
+    edit(sorting, "def unrelated(a):\n", "def unrelated(a):\n    a = a\n")
+    documents.update(encoded=0, copied=0)
+    assert rechecked(config).walks == 1
+    assert documents["encoded"] + documents["copied"] == 8 + 17 and documents["copied"] >= 1 + 13
+    # nothing changed: nothing written
+    documents.update(encoded=0, copied=0)
+    assert rechecked(config).walks == 0 and documents == {"encoded": 0, "copied": 0}
+
+
+def test_a_woken_module_whose_file_is_gone_is_parsed_and_checked(tree: Path) -> None:  # noqa: F811
+    """ops.py is left unopened (its file did not change) until its records' helper changes;
+    its cache file is gone by then: it is read from its source, every function of it."""
+    config = grown(tree)
+    check_paths(["."], config)
+    for blob in (tree / CACHE).glob("fw._backends.mps.ops.*.json"):
+        blob.unlink()
+    edit(tree / "fw/_backends/mps/sorting.py", "    return from_numpy(np.sort(to_numpy(a)), a.dtype, a.device)\n",
+         "    return a.sort()\n")
+    woken = check_paths(["."], config)
+    cold = check_paths(["."], config, use_cache=False)
+    assert shape(woken) == shape(cold) and woken.functions == cold.functions

@@ -49,7 +49,9 @@ def interpret(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, 
     for offset, name in enumerate(info.kwonly):
         env[name] = frozenset({Param(len(info.params) + 1 + offset)})
     walk.statements.block(node.body, env, top=True)
-    return walk.recorder.finish()
+    facts = walk.recorder.finish()
+    walk.close()
+    return facts
 
 
 class Walk:
@@ -73,3 +75,10 @@ class Walk:
         statements.writes = calls.writes = project_calls.writes = writes
         expressions.statements, expressions.calls = statements, calls
         calls.expressions, calls.project_calls = expressions, project_calls
+
+    def close(self) -> None:
+        """Break the parts' references to each other: the check runs with the cycle collector
+        paused, so a walk's cycles would keep its parts, state and trees alive to the end."""
+        for part in (self.recorder, self.writes, self.statements, self.expressions, self.calls, self.project_calls):
+            part.__dict__.clear()
+        self.state.__dict__.clear()
