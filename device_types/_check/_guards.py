@@ -94,6 +94,8 @@ class GuardReader:
         values, as a comprehension of them would."""
         empty = {name for name, value in self.bound_once.items()
                  if isinstance(value, ast.List) and not value.elts and name not in self._params}
+        if not empty:
+            return {}
         appended: dict[str, list[ast.expr]] = {name: [] for name in empty}
         for node in ast.walk(self._node):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in appended \
@@ -114,23 +116,38 @@ class GuardReader:
     def views_of(self) -> dict[str, str]:
         """Locals bound more than once, each time by a plain ``name = <view of X>`` where X is one
         parameter or the name itself (``t = select(a, d1, row); t = select(t, d2 - 1, col)``):
-        name -> X. Such a local is always a view of X (its device and dtype are X's)."""
+        name -> X. Such a local is always a view of X (its device and dtype are X's). Statements
+        only are visited (a walrus is not: documented limit)."""
         values: dict[str, list[ast.expr]] = {}
-        stores: dict[str, int] = {}
-        pending: list[ast.AST] = list(self._node.body)
+        other: set[str] = set()
+        pending: list[ast.stmt] = list(self._node.body)
         while pending:
-            node = pending.pop()
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stmt = pending.pop()
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                other.add(stmt.name)
                 continue
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                values.setdefault(node.targets[0].id, []).append(node.value)
-            elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-                stores[node.id] = stores.get(node.id, 0) + 1
-            pending.extend(ast.iter_child_nodes(node))
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                values.setdefault(stmt.targets[0].id, []).append(stmt.value)
+            elif isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.With,
+                                   ast.AsyncWith, ast.Delete, ast.Import, ast.ImportFrom, ast.Try)) \
+                    or stmt.__class__.__name__ in ("TryStar", "Match"):
+                targets = stmt.targets if isinstance(stmt, (ast.Assign, ast.Delete)) else \
+                    [getattr(stmt, "target", None)] + [i.optional_vars for i in getattr(stmt, "items", ())] + \
+                    [ast.Name(id=h.name) for h in getattr(stmt, "handlers", ()) if h.name]
+                for target in targets:
+                    if target is not None:
+                        other.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+                if isinstance(stmt, (ast.Import, ast.ImportFrom)) or stmt.__class__.__name__ == "Match":
+                    other.update(values)  # rare: give up on this function
+            for field in ("body", "orelse", "finalbody"):
+                pending.extend(getattr(stmt, field, ()))
+            for handler in getattr(stmt, "handlers", ()):
+                pending.extend(handler.body)
+            for case in getattr(stmt, "cases", ()):
+                pending.extend(case.body)
         found: dict[str, str] = {}
         for name, bound in values.items():
-            # bound only by these assignments (no loop target, unpacking, ``+=`` or ``del``)
-            if len(bound) < 2 or name in self._params or stores.get(name, 0) != len(bound):
+            if len(bound) < 2 or name in self._params or name in other:
                 continue
             bases = {_view_base(value) for value in bound} - {name}
             if len(bases) == 1:
