@@ -13,7 +13,7 @@ from .._values import (COMPUTED, EMPTY, ArrayOf, HostOnly, LoopFilled, Param, Re
                        data_operands, is_host, overwritten, params, pending_of, roots, storage_step, wrapped)
 from .recorder import RANGE
 from .events import Sink
-from .state import WalkState
+from .state import Part
 from .syntax import (base_name, constructs, dotted_text, is_ctypes_array_type, literal_device, name_text, names_cpu, one_element,
                      shown, targets_device, converts_dtype_only)
 
@@ -30,20 +30,13 @@ if TYPE_CHECKING:
     from .writes import Writes
 
 
-class Calls:
+class Calls(Part):
     #: What this part uses of the others (``Walk`` gives them).
     expr: Callable[[ast.expr | None, dict[str, Value]], Value]
     expressions: Expressions
     project_calls: ProjectCalls
     recorder: Recorder
     writes: Writes
-
-    def __init__(self, state: WalkState) -> None:
-        self.state = state
-        self.info = state.info
-        self.resolver = state.resolver
-        self.vocab = state.vocab
-        self.facts = state.facts
 
     def call(self, node: ast.Call, env: dict[str, Value]) -> Value:
         args = [self.expr(a.value if isinstance(a, ast.Starred) else a, env) for a in node.args]

@@ -10,7 +10,7 @@ from .._conditions import conjoin
 from .. import _codes as codes
 from .._values import COMPUTED, EMPTY, LoopFilled, Value, is_host, items_of, storage_step
 from .recorder import COMPREHENSION
-from .state import WalkState
+from .state import Part
 from .syntax import counts
 
 
@@ -23,18 +23,11 @@ if TYPE_CHECKING:
 _EXPR_METHODS: dict[type, Any] = {}
 
 
-class Expressions:
+class Expressions(Part):
     #: What this part uses of the others (``Walk`` gives them).
     calls: Calls
     recorder: Recorder
     statements: Statements
-
-    def __init__(self, state: WalkState) -> None:
-        self.state = state
-        self.info = state.info
-        self.resolver = state.resolver
-        self.vocab = state.vocab
-        self.facts = state.facts
 
     def expr(self, node: ast.expr | None, env: dict[str, Value]) -> Value:
         if node is None:

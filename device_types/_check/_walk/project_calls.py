@@ -14,7 +14,7 @@ from .._project import FunctionInfo
 from .._summary import EMPTY_SUMMARY
 from .._values import EMPTY, Root, Value, as_scalar, host_operands_of, is_host, overwritten, params, root_rank, wrapped
 from .events import Sink
-from .state import WalkState
+from .state import Part
 from .syntax import argument_node, base_name, constructs, is_class_ref, targets_device
 
 
@@ -23,18 +23,11 @@ if TYPE_CHECKING:
     from .writes import Writes
 
 
-class ProjectCalls:
+class ProjectCalls(Part):
     #: What this part uses of the others (``Walk`` gives them).
     expr: Callable[[ast.expr | None, dict[str, Value]], Value]
     recorder: Recorder
     writes: Writes
-
-    def __init__(self, state: WalkState) -> None:
-        self.state = state
-        self.info = state.info
-        self.resolver = state.resolver
-        self.vocab = state.vocab
-        self.facts = state.facts
 
     def project_call(self, node: ast.Call, callee: FunctionInfo, args: list[Value], kwargs: dict[str | None, Value],
                      env: dict[str, Value], receiver: ast.expr | None) -> Value:

@@ -98,3 +98,15 @@ class WalkState:
         if known is None:
             known = self.tests[id(test)] = self.guards.test(test) if self.guards is not None else (ALWAYS, ALWAYS)
         return known
+
+
+class Part:
+    """One part of a walk (statements, expressions, calls, ...): the shared state, and what it
+    reads of it most."""
+
+    def __init__(self, state: WalkState) -> None:
+        self.state = state
+        self.info = state.info
+        self.resolver = state.resolver
+        self.vocab = state.vocab
+        self.facts = state.facts

@@ -12,7 +12,7 @@ from .._conditions import NEVER, Condition, conjoin, disjoin
 from .._project import import_bindings
 from .._values import EMPTY, HostOnly, Value, items_of, roots
 from .._carried import loop_reads
-from .state import WalkState
+from .state import Part
 from .syntax import base_name, counts, device_guard, exits, host_guard, targets_device, terminates
 
 
@@ -24,18 +24,11 @@ if TYPE_CHECKING:
 _LOOP_PASSES = 3
 
 
-class Statements:
+class Statements(Part):
     #: What this part uses of the others (``Walk`` gives them).
     expr: Callable[[ast.expr | None, dict[str, Value]], Value]
     recorder: Recorder
     writes: Writes
-
-    def __init__(self, state: WalkState) -> None:
-        self.state = state
-        self.info = state.info
-        self.resolver = state.resolver
-        self.vocab = state.vocab
-        self.facts = state.facts
 
     def block(self, body: Iterable[ast.stmt], env: dict[str, Value], top: bool = False) -> None:
         """The statements of one block; a test that ends an arm (``if not ok: raise``,

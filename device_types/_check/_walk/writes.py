@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable
 
 from .._values import EMPTY, ArrayOf, Value, params, pending_of, roots, writes_back
 from .events import Sink
-from .state import WalkState
+from .state import Part
 from .syntax import base_name
 
 
@@ -17,17 +17,10 @@ if TYPE_CHECKING:
     from .recorder import Recorder
 
 
-class Writes:
+class Writes(Part):
     #: What this part uses of the others (``Walk`` gives them).
     expr: Callable[[ast.expr | None, dict[str, Value]], Value]
     recorder: Recorder
-
-    def __init__(self, state: WalkState) -> None:
-        self.state = state
-        self.info = state.info
-        self.resolver = state.resolver
-        self.vocab = state.vocab
-        self.facts = state.facts
 
     def sink(self, value: Value, how: Sink, known_upload: bool = True) -> Value:
         """Host data uploaded to a device. A Python scalar staged as a kernel operand is not
