@@ -229,6 +229,15 @@ def first_signature(result: Any) -> tuple[int, str]:
     return len(sigs), sigs[result.get("activeSignature") or 0]["label"].replace(" | ", " or ")
 
 
+def gist(label: str) -> str:
+    """A signature's first parameter, its ``device`` parameter and its result: what tells
+    the overloads apart in a RESULT cell (a whole label is 200-300 characters)."""
+    params, _, result = label.rpartition(") -> ")
+    parts = [p.strip() for p in params.lstrip("(").split(", ")]
+    shown = [parts[0]] + [p for p in parts[1:] if p.startswith("device")]
+    return f"({', '.join(shown)}{', ...' if len(shown) < len(parts) else ''}) -> {result}"
+
+
 def verdict(stock: float, overlay: float, ratio_target: float, absolute: float | None) -> tuple[str, str]:
     ratio = overlay / stock if stock > 0 else float("inf")
     met = ratio <= ratio_target or (absolute is not None and overlay <= absolute)
@@ -286,7 +295,7 @@ def bench_server(server: str, pythons: dict[str, Path], project: Path, rounds: i
             shown = {c: first_signature(answers[c]) for c in CONDITIONS}
             guard = "Never" in shown["overlay"][1]
             results.append(f"RESULT {server} {name}: the signature shown first (of how many) | "
-                           f"{shown['stock'][1][:70]} ({shown['stock'][0]}) | {shown['overlay'][1][:70]} "
+                           f"{gist(shown['stock'][1])} ({shown['stock'][0]}) | {gist(shown['overlay'][1])} "
                            f"({shown['overlay'][0]}) | - | not the Never guard | {'MISSED' if guard else 'met'}")
     for s in sessions.values():
         s.close()

@@ -27,7 +27,10 @@ __all__ = [
 # The layer imports nothing from torch: an import cycle through torch._C leaves mypy with
 # placeholder types in torch's own modules (an INTERNAL ERROR in torch/_dynamo) and ty
 # with unknown types. torch._C's own classes are imported from torch._C directly, and
-# inside torch._C they are module-level aliases (_C_ALIASES).
+# inside torch._C they are module-level aliases (_C_ALIASES). ``device`` is imported there
+# from torch._C itself, not assigned (``_dt_device = device``): pyright's and basedpyright's
+# signature help print an assigned alias by its name without its arguments (``x.to(``
+# showed ``device: _dt_device``), an imported class by the class's (``device[D]``).
 _IMPORTS = f"""
 from typing import Any as _dt_Any, Generic as _dt_Generic, Literal as _dt_Literal, overload as {OVERLOAD}
 from typing import Iterator as _dt_Iterator, NoReturn as _dt_NoReturn
@@ -46,7 +49,7 @@ def _header(origin: str) -> str:
 
 
 _TORCH_C_IMPORTS = f"from torch._C import device as {TORCH_DEVICE}, TensorBase as _dt_TensorBase\n"
-_C_ALIASES = f"{TORCH_DEVICE} = device\n_dt_TensorBase = TensorBase\n"
+_C_ALIASES = f"from torch._C import device as {TORCH_DEVICE}\n_dt_TensorBase = TensorBase\n"
 
 
 def _finish(module: ast.Module, origin: str, *, is_c_module: bool = False) -> str:

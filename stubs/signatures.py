@@ -150,6 +150,11 @@ class SignatureRewriter:
             for p in donors:
                 p.annotation = with_device(p.annotation, lambda: name(TARGET_T))
             fn.returns = with_device(fn.returns, lambda: name(TARGET_T))
+            if not NEVER_GUARDS:
+                # First with the device object (see _device_object_first): an unknown
+                # donor solves the TypeVar to Any, and ``x.to(untyped, False)`` is then
+                # ``Tensor[Any]`` before ``.to(dtype, non_blocking)`` keeps x's device.
+                return [_ranked(fn, RANK_UNKNOWN_DEVICE)]
             return [fn, guard] if POSITIONAL_GUARDS else [fn]
         fn.returns = with_device(fn.returns, lambda: name(DEVICE_T))
         return [fn]
@@ -176,6 +181,11 @@ class SignatureRewriter:
         # a TypeVar whose default is the CPU, ``device: device[D] | "cpu" | None = None ->
         # Tensor[D]``: unsolved (no device, None, "cpu") it is the CPU.
         merged_object = merged_cpu and MERGED_CPU_DEVICE and self.merge_cpu_device
+        # The device object first, its device required (_device_object_first), in place
+        # of the Never guard and of the device-object overload below.
+        object_first = None if NEVER_GUARDS or merged_object else _device_object_first(fn)
+        if object_first is not None:
+            variants.append(object_first)
         if has_default:
             annotation: ast.expr = ast.Constant(value=None)
             first_device = none_device
@@ -199,7 +209,7 @@ class SignatureRewriter:
             if not (merged_cpu and device_type == "cpu"):
                 named = variant(device_name_literal(device_type), partial(marker, device_type), RANK_NAMED)
                 variants.append(_required_keyword(named) if required else named)
-        if not merged_object:
+        if not merged_object and object_first is None:
             object_variant = variant(
                 ast.Subscript(value=name(TORCH_DEVICE), slice=name(TARGET_T), ctx=ast.Load()),
                 lambda: name(TARGET_T),
@@ -214,7 +224,8 @@ class SignatureRewriter:
         if required and original_param_keyword_only(fn):
             _move_to_required_keyword(torch_own)
         variants.append(torch_own)
-        variants.append(_unknown_device_guard(fn))
+        if object_first is None:
+            variants.append(_unknown_device_guard(fn))
         return variants
 
     def _tensor_data_variant(self, fn: ast.FunctionDef, data_param: str) -> ast.FunctionDef:
@@ -242,8 +253,35 @@ RANK_UNKNOWN_DEVICE, RANK_TENSOR_DATA, RANK_NO_DEVICE, RANK_DEVICE_OBJECT, RANK_
 NEVER = "_dt_Never"
 
 
+def _device_object_first(fn: ast.FunctionDef) -> ast.FunctionDef | None:
+    """First overload: ``device: torch.device[D]`` (required) ``-> Tensor[D]``.
+
+    It does the ``Never`` guard's job (see _unknown_device_guard) with a signature a user
+    reads: an argument typed ``Any`` (or ``device | Any``) solves ``D`` to ``Any``, the
+    call is ``Tensor[Any]`` (torch's own result type), and pyright drops the later
+    overloads' results as subsumed by it; a typed device gives its device here, on the
+    first overload. pyright's and basedpyright's signature help list the overloads in
+    declaration order and activate the first that takes the argument under the cursor, so
+    this is what an editor shows first. The one difference from the guard: an argument
+    pyright infers as ``Unknown`` (not ``Any``) solves ``D`` to ``Unknown``, and the call is
+    ``Tensor[Unknown]`` where the guard gave ``Tensor[Any]`` (docs/performance.md).
+    ``device`` is required where the guard's was (so a call without it skips this
+    overload); None where ``device`` is positional-only (no keyword form: the guard then).
+    """
+    first = _clone(fn, keep_doc=True)
+    param = _device_param(first)
+    assert param is not None
+    in_place = POSITIONAL_GUARDS and _required_in_place(first, param)
+    if not in_place and not _move_to_required_keyword(first):
+        return None
+    param.annotation = ast.Subscript(value=name(TORCH_DEVICE), slice=name(TARGET_T), ctx=ast.Load())
+    first.returns = with_device(first.returns, lambda: name(TARGET_T))
+    return _ranked(first, RANK_UNKNOWN_DEVICE)
+
+
 def _unknown_device_guard(fn: ast.FunctionDef) -> ast.FunctionDef:
-    """First overload: a ``device`` argument typed ``Any`` gives torch's own result type.
+    """First overload where NEVER_GUARDS is on (the measured layout before
+    _device_object_first): a ``device`` argument typed ``Any`` gives torch's own result type.
 
     Only ``Any`` is assignable to ``Never``. Without this overload an ``Any`` device
     matches several device overloads with different results, which pyright resolves to
@@ -266,7 +304,7 @@ def _unknown_device_guard(fn: ast.FunctionDef) -> ast.FunctionDef:
 
 
 def _unknown_donor_guard(fn: ast.FunctionDef, donors: list[str]) -> ast.FunctionDef:
-    """First overload of a device donor (``.to(other)``): an ``Any`` donor gives torch's
+    """First overload of a device donor (``.to(other)``) where NEVER_GUARDS is on: an ``Any`` donor gives torch's
     own result type. Without it, ``x.to(unknown, False)`` matched ``.to(dtype,
     non_blocking)`` as well and pyright kept ``x``'s device, which an ``other`` tensor
     on another device makes false; ``x.to(unknown)`` turned Unknown."""
@@ -297,6 +335,12 @@ def _required_in_place(fn: ast.FunctionDef, param: ast.arg) -> bool:
 #: donor (``.to(other)``) has a guard too (see _unknown_device_guard); benchmarks/
 #: overlay_variants.py turns it off to measure the layout before it (``keyword-guards``).
 POSITIONAL_GUARDS = True
+#: Whether an unknown device reaches a ``device: Never`` guard first (the layout before
+#: issue 26's last round, the variant ``never-guards`` of benchmarks/overlay_variants.py)
+#: rather than the device-object overload (_device_object_first). Both give ``Tensor[Any]``
+#: for an ``Any`` device in pyright; the guard is what pyright's and basedpyright's
+#: signature help showed first on ``torch.zeros(`` and ``x.to(``.
+NEVER_GUARDS = False
 #: Whether a module function's device overloads take ``device`` as a required keyword
 #: (see _expand_device); benchmarks/overlay_variants.py turns it off to measure the
 #: encoding before it (``optional-device``).
