@@ -30,6 +30,8 @@ own stubs:
   never-guards     built by the generator: an unknown device caught by a first ``device: Never``
                    overload instead of the device-object one (``NEVER_GUARDS`` on), as before
                    issue 26's last round
+  per-original-overloads built by the generator: each of torch's signatures of a factory with
+                   device overloads of its own, none shared (``MERGE_ORIGINALS`` off)
   keyword-guards   built by the generator: the unknown-device overloads keyword-only and no
                    donor one for ``.to(other)``, as before round 5 (``POSITIONAL_GUARDS`` off)
   device-where-unused built by the generator: functions without a tensor result keep the
@@ -251,6 +253,9 @@ GENERATED: dict[str, dict[str, object]] = {
     # an unknown device caught by a first ``device: Never`` overload, as before issue 26's
     # last round (the device object first now): what the editor showed first
     "never-guards": {"NEVER_GUARDS": True},
+    # a factory's device overloads made from each of torch's signatures of it, none shared
+    # (before issue 26's last round): 120 more overloads, the same types
+    "per-original-overloads": {"MERGE_ORIGINALS": False},
     # the op's docstring on its first variant only (before issue 26): the editor's cost,
     # benchmarks/editor_bench.py --overlay; the batch cost here
     "first-overload-docstring": {"DOCUMENT_EVERY_OVERLOAD": False},

@@ -76,18 +76,20 @@ def _is_overload(fn: ast.FunctionDef) -> bool:
 
 def _rewrite_defs(body: list[ast.stmt], rewriter: SignatureRewriter) -> list[ast.stmt]:
     out: list[ast.stmt] = []
-    group: list[ast.FunctionDef] = []  # the variants of one overloaded op so far
+    group: list[ast.FunctionDef] = []  # the definitions of one op so far, as torch writes them
 
     def flush() -> None:
-        ordered = sorted(group, key=rank_of)
-        out.extend(ordered)
+        if group:
+            variants = rewriter.rewrite_group(list(group), overloaded=_is_overload(group[0]))
+            ordered: list[ast.FunctionDef] = sorted(variants, key=rank_of)
+            out.extend(ordered)
         group.clear()
 
     for stmt in body:
         if isinstance(stmt, ast.FunctionDef):
             if group and group[0].name != stmt.name:
                 flush()
-            group.extend(rewriter.rewrite(stmt, overloaded=_is_overload(stmt)))
+            group.append(stmt)
         else:
             flush()
             out.append(stmt)
