@@ -188,7 +188,12 @@ class SignatureRewriter:
                 return [_ranked(fn, RANK_UNKNOWN_DEVICE)]
             return [fn, guard] if POSITIONAL_GUARDS else [fn]
         fn.returns = with_device(fn.returns, lambda: name(DEVICE_T))
-        return [fn]
+        # ``.to(dtype, ...)`` keeps the device and takes no device: right after the device
+        # object and the donor. Only a dtype (or Any, which the first overload has taken)
+        # reaches it, so no result moves; the commonest ``.to`` call matches on the third
+        # overload instead of the ninth (mypy runs the plugin's hook once per overload it
+        # tries, pyright evaluates each).
+        return [fn if NEVER_GUARDS else _ranked(fn, RANK_KEEPS_DEVICE)]
 
     def _expand_device(
         self, fn: ast.FunctionDef, none_device: DeviceExpr, constrain_inputs: bool,
@@ -398,6 +403,8 @@ def _merged(f: ast.FunctionDef, g: ast.FunctionDef) -> ast.FunctionDef | None:
 # different originals differ in shape, and every variant narrows its own original,
 # which comes last, so the order changes no result.
 RANK_UNKNOWN_DEVICE, RANK_TENSOR_DATA, RANK_NO_DEVICE, RANK_DEVICE_OBJECT, RANK_NAMED, RANK_ORIGINAL = range(6)
+#: A transfer's signature without a device (``.to(dtype)``); never in one op with tensor data.
+RANK_KEEPS_DEVICE = RANK_TENSOR_DATA
 
 
 #: The device parameter of the unknown-device guard (see _unknown_device_guard).
