@@ -2,7 +2,7 @@
 and without ``torch-stubs``, in one run.
 
     .venv/bin/python benchmarks/editor_bench.py [--rounds 9] [--first N] [--servers pyright,basedpyright]
-                                                [--overlay DIR] [--only TEXT]
+                                                [--overlay DIR] [--variant NAME=DIR ...] [--only TEXT]
 
 A real LSP client (``tests/lsp/client.py``) drives the real servers from the venv (node and
 each package's ``langserver.index.js``, as ``pyright-langserver`` / ``basedpyright-langserver``
@@ -13,7 +13,12 @@ differ in one entry only:
 * ``stock``: every entry but ``torch-stubs`` (``device_types`` stays, so ``Tensor[MPS]``
   resolves: docs/performance.md says why a venv without it compares nothing);
 * ``overlay``: the same plus ``torch-stubs`` (the installed one, or ``--overlay DIR``: a
-  variant to measure).
+  variant to measure);
+* with ``--variant NAME=DIR`` (repeatable), one more environment per variant, its
+  ``torch-stubs`` from DIR, measured in the same rounds: a condition of its own, interleaved
+  with the two above, reported against ``stock`` (``RESULT ... [NAME]``). On this shared
+  machine two runs of one overlay differ by up to 0.4x in a ratio; variants compared within
+  one run do not carry that.
 
 Each server answers ``workspace/configuration`` with its environment's ``pythonPath``. Before
 anything is timed, a hover on ``torch.zeros(3, device="mps")``'s result must read ``Tensor``
@@ -31,8 +36,9 @@ Measured, per server, the two conditions interleaved (one request to each in tur
 
 Each is measured as the server's CPU time (all threads of the node process, from
 ``/proc/PID/task/*/schedstat``, nanoseconds), which is what the verdict uses: on this shared
-2-core machine the wall time moves with other jobs' load. The wall time is printed beside it;
-on an idle machine the two come close, as a request runs on the server's main thread.
+2-core machine the wall time moves with other jobs' load. The wall time and the main thread's CPU time
+are printed beside it; on an idle machine the wall time comes close to the main thread's, as a
+request runs there (V8's collector helps from other threads).
 
 Also measured: the signature shown first (the active one) and the count, for both
 conditions; the target is that it is not the overlay's ``device: Never`` guard. Lines ``RESULT what | stock | overlay | ratio | target |
@@ -103,6 +109,12 @@ CHECK_LINE, CHECK_AT = '    made = torch.zeros(3, device="mps")', "    ma"
 CONDITIONS = ("stock", "overlay")
 
 
+def rotated(conditions: list[str], r: int) -> list[str]:
+    """The order of round ``r``: each condition in turn first (two conditions: alternating)."""
+    shift = r % len(conditions)
+    return conditions[shift:] + conditions[:shift]
+
+
 def position(text: str, line_text: str, before: str) -> dict[str, int]:
     lines = text.split("\n")
     line = lines.index(line_text)
@@ -135,6 +147,14 @@ def settings(server: str, python: Path) -> dict[str, Any]:
         out["basedpyright"] = {"analysis": analysis}
         out["basedpyright.analysis"] = analysis
     return out
+
+
+def main_cpu_of(pid: int) -> float:
+    """CPU seconds of the process's main thread (the one that answers requests)."""
+    try:
+        return int(Path(f"/proc/{pid}/task/{pid}/schedstat").read_text().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def cpu_of(pid: int) -> float:
@@ -195,21 +215,25 @@ class Session:
         self.client.change(self.project / "backend.py", text, self.version)
         self.client.wait(lambda: self.client.published.get(key, 0) > published, 120, "the re-check after an edit")
 
+    #: main-thread CPU seconds of the last ``ask``
+    main_cpu: float = 0.0
+
     def ask(self, method: str, line_text: str, before: str) -> tuple[float, float, Any]:
         doc = {"textDocument": {"uri": uri(self.project / "backend.py")},
                "position": position(BACKEND, line_text, before)}
         if method == "textDocument/signatureHelp":
             doc["context"] = {"triggerKind": 2, "triggerCharacter": "(", "isRetrigger": False}
         pid = self.client.proc.pid
-        cpu, started = cpu_of(pid), time.perf_counter()
+        cpu, main, started = cpu_of(pid), main_cpu_of(pid), time.perf_counter()
         if method == "completionItem/resolve":
             items = self.client.request("textDocument/completion", doc, timeout=120)
             items = items["items"] if isinstance(items, dict) else items
             item = next(i for i in items if i["label"] == "zeros")
-            cpu, started = cpu_of(pid), time.perf_counter()
+            cpu, main, started = cpu_of(pid), main_cpu_of(pid), time.perf_counter()
             result = self.client.request("completionItem/resolve", item, timeout=120)
         else:
             result = self.client.request(method, doc, timeout=120)
+        self.main_cpu = main_cpu_of(pid) - main
         return time.perf_counter() - started, cpu_of(pid) - cpu, result
 
     def hover_text(self, line_text: str, before: str) -> str:
@@ -229,6 +253,15 @@ def first_signature(result: Any) -> tuple[int, str]:
     return len(sigs), sigs[result.get("activeSignature") or 0]["label"].replace(" | ", " or ")
 
 
+def gist(label: str) -> str:
+    """A signature's first parameter, its ``device`` parameter and its result: what tells
+    the overloads apart in a RESULT cell (a whole label is 200-300 characters)."""
+    params, _, result = label.rpartition(") -> ")
+    parts = [p.strip() for p in params.lstrip("(").split(", ")]
+    shown = [parts[0]] + [p for p in parts[1:] if p.startswith("device")]
+    return f"({', '.join(shown)}{', ...' if len(shown) < len(parts) else ''}) -> {result}"
+
+
 def verdict(stock: float, overlay: float, ratio_target: float, absolute: float | None) -> tuple[str, str]:
     ratio = overlay / stock if stock > 0 else float("inf")
     met = ratio <= ratio_target or (absolute is not None and overlay <= absolute)
@@ -236,17 +269,23 @@ def verdict(stock: float, overlay: float, ratio_target: float, absolute: float |
     return f"{ratio:.2f}x", f"{target} | {'met' if met else 'MISSED'}"
 
 
+def tag(condition: str) -> str:
+    """How a RESULT row names a ``--variant`` condition (nothing for the overlay itself)."""
+    return "" if condition in CONDITIONS else f" [{condition}]"
+
+
 def bench_server(server: str, pythons: dict[str, Path], project: Path, rounds: int, only: str | None = None,
                  first: int | None = None, any_variant: bool = False) -> list[str]:
     results: list[str] = []
     # first diagnostics: fresh servers, conditions alternating
-    firsts: dict[str, list[tuple[float, float]]] = {c: [] for c in CONDITIONS}
+    conditions = list(pythons)  # stock, overlay, then the variants
+    firsts: dict[str, list[tuple[float, float]]] = {c: [] for c in conditions}
     for r in range(first if first is not None else 0 if only else max(1, rounds // 3)):
-        for condition in CONDITIONS if r % 2 == 0 else CONDITIONS[::-1]:
+        for condition in rotated(conditions, r):
             s = Session(server, condition, pythons[condition], project)
             firsts[condition].append(s.start())
             s.close()
-    sessions = {c: Session(server, c, pythons[c], project) for c in CONDITIONS}
+    sessions = {c: Session(server, c, pythons[c], project) for c in conditions}
     for s in sessions.values():
         s.start()
     checks = {c: s.hover_text(CHECK_LINE, CHECK_AT) for c, s in sessions.items()}
@@ -256,37 +295,43 @@ def bench_server(server: str, pythons: dict[str, Path], project: Path, rounds: i
         raise SystemExit(f"{server}: the two conditions do not differ: hover on made = {checks}")
     results.append(f"INFO {server} hover on made = torch.zeros(3, device=\"mps\") | "
                    f"{' '.join(checks['stock'].split())[:80]} | {' '.join(checks['overlay'].split())[:80]} | - | - | -")
-    if firsts["stock"]:
+    for other in conditions[1:] if firsts["stock"] else ():
         (w_stock, c_stock), (w_overlay, c_overlay) = (
-            (statistics.median(w for w, _ in firsts[c]), statistics.median(cpu for _, cpu in firsts[c])) for c in CONDITIONS)
+            (statistics.median(w for w, _ in firsts[c]), statistics.median(cpu for _, cpu in firsts[c]))
+            for c in ("stock", other))
         ratio, rest = verdict(c_stock, c_overlay, 1.25, None)
-        results.append(f"RESULT {server} first diagnostics: fresh server, initialize -> the file's diagnostics, server CPU "
-                       f"(wall {w_stock:.2f} s / {w_overlay:.2f} s), median of {len(firsts['stock'])} | "
-                       f"{c_stock:.2f} s | {c_overlay:.2f} s | {ratio} | {rest}")
+        results.append(f"RESULT {server} first diagnostics{tag(other)}: fresh server, initialize -> the file's "
+                       f"diagnostics, server CPU (wall {w_stock:.2f} s / {w_overlay:.2f} s), median of "
+                       f"{len(firsts['stock'])} | {c_stock:.2f} s | {c_overlay:.2f} s | {ratio} | {rest}")
     for name, method, line_text, before in PROBES:
         if only and only not in name:
             continue
-        walls: dict[str, list[float]] = {c: [] for c in CONDITIONS}
-        cpus: dict[str, list[float]] = {c: [] for c in CONDITIONS}
+        walls: dict[str, list[float]] = {c: [] for c in conditions}
+        cpus: dict[str, list[float]] = {c: [] for c in conditions}
+        mains: dict[str, list[float]] = {c: [] for c in conditions}
         answers: dict[str, Any] = {}
         for r in range(rounds + 1):
-            for condition in CONDITIONS if r % 2 == 0 else CONDITIONS[::-1]:
+            for condition in rotated(conditions, r):
                 s = sessions[condition]
                 s.keystroke()
                 wall, cpu, answers[condition] = s.ask(method, line_text, before)
                 if r:  # the first round warms each server up for this request
                     walls[condition].append(wall)
                     cpus[condition].append(cpu)
-        w_stock, w_overlay = statistics.median(walls["stock"]), statistics.median(walls["overlay"])
-        c_stock, c_overlay = statistics.median(cpus["stock"]), statistics.median(cpus["overlay"])
-        ratio, rest = verdict(c_stock, c_overlay, 2.0, 0.050)
-        results.append(f"RESULT {server} {name}: server CPU (wall {w_stock * 1000:.0f} / {w_overlay * 1000:.0f} ms), "
-                       f"median of {rounds} | {c_stock * 1000:.0f} ms | {c_overlay * 1000:.0f} ms | {ratio} | {rest}")
+                    mains[condition].append(s.main_cpu)
+        for other in conditions[1:]:
+            w_stock, w_overlay = statistics.median(walls["stock"]), statistics.median(walls[other])
+            c_stock, c_overlay = statistics.median(cpus["stock"]), statistics.median(cpus[other])
+            ratio, rest = verdict(c_stock, c_overlay, 2.0, 0.050)
+            m_stock, m_overlay = statistics.median(mains["stock"]), statistics.median(mains[other])
+            results.append(f"RESULT {server} {name}{tag(other)}: server CPU (wall {w_stock * 1000:.0f} / "
+                           f"{w_overlay * 1000:.0f} ms, main thread {m_stock * 1000:.0f} / {m_overlay * 1000:.0f} ms), "
+                           f"median of {rounds} | {c_stock * 1000:.0f} ms | {c_overlay * 1000:.0f} ms | {ratio} | {rest}")
         if method == "textDocument/signatureHelp":
-            shown = {c: first_signature(answers[c]) for c in CONDITIONS}
+            shown = {c: first_signature(answers[c]) for c in CONDITIONS}  # the variants' are not a target
             guard = "Never" in shown["overlay"][1]
             results.append(f"RESULT {server} {name}: the signature shown first (of how many) | "
-                           f"{shown['stock'][1][:70]} ({shown['stock'][0]}) | {shown['overlay'][1][:70]} "
+                           f"{gist(shown['stock'][1])} ({shown['stock'][0]}) | {gist(shown['overlay'][1])} "
                            f"({shown['overlay'][0]}) | - | not the Never guard | {'MISSED' if guard else 'met'}")
     for s in sessions.values():
         s.close()
@@ -299,6 +344,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--servers", default="pyright,basedpyright")
     parser.add_argument("--overlay", type=Path, default=SITE / "torch-stubs",
                         help="the torch-stubs to measure (default: the installed one)")
+    parser.add_argument("--variant", action="append", default=[], metavar="NAME=DIR",
+                        help="one more condition: the torch-stubs in DIR, measured in the same rounds (repeatable)")
     parser.add_argument("--only", help="only the requests whose name contains this (no first diagnostics)")
     parser.add_argument("--first", type=int, help="first-diagnostics rounds (default: --rounds // 3, none with --only)")
     parser.add_argument("--any-variant", action="store_true",
@@ -313,6 +360,11 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="editor-bench-") as tmp:
         root = Path(tmp)
         pythons = {"stock": make_env(root / "stock", None), "overlay": make_env(root / "overlay", args.overlay)}
+        for spec in args.variant:
+            name, _, directory = spec.partition("=")
+            if not (Path(directory) / "py.typed").exists() or name in pythons:
+                raise SystemExit(f"--variant {spec}: want a new NAME and a torch-stubs directory")
+            pythons[name] = make_env(root / f"variant-{len(pythons)}", Path(directory))
         project = root / "project"
         project.mkdir()
         (project / "backend.py").write_text(BACKEND)

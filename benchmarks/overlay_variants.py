@@ -13,7 +13,8 @@ own stubs:
                    what the generic methods cost
   no-names         factories without their device-name overloads (``device="cuda"``)
   one-name         one literal per device name (``"cuda"``, not ``"cuda:0"``..``"cuda:7"``)
-  no-guard         factories without the ``device: Never`` guard overloads
+  no-guard         ``never-guards`` without its ``device: Never`` overloads (an ``Any`` device is
+                   Unknown in pyright): what the guards cost in that layout
   invariant-device ``torch.device`` invariant in its device, as before this round: ``x.device``
                    of a bare tensor is then ``device[Any]`` with Any in an invariant position,
                    and pyright evaluates every later overload of each factory it is passed to
@@ -26,8 +27,13 @@ own stubs:
                    as in round 3 (``REQUIRED_DEVICE_KEYWORD`` off)
   merged-cpu-device built by the generator: CPU and device-object overloads merged through a
                    TypeVar with ``default=CPU`` (``MERGED_CPU_DEVICE`` on; unsound, not shipped)
-  keyword-guards   built by the generator: the ``device: Never`` guards keyword-only and no
-                   guard for ``.to(other)``, as before round 5 (``POSITIONAL_GUARDS`` off)
+  never-guards     built by the generator: an unknown device caught by a first ``device: Never``
+                   overload instead of the device-object one (``NEVER_GUARDS`` on), as before
+                   issue 26's last round
+  per-original-overloads built by the generator: each of torch's signatures of a factory with
+                   device overloads of its own, none shared (``MERGE_ORIGINALS`` off)
+  keyword-guards   built by the generator: the unknown-device overloads keyword-only and no
+                   donor one for ``.to(other)``, as before round 5 (``POSITIONAL_GUARDS`` off)
   device-where-unused built by the generator: functions without a tensor result keep the
                    device TypeVar on their one tensor parameter (``DEVICE_WHERE_UNUSED`` on; round 4)
   ellipsis-defaults built by the generator: device-typed parameters' ``= None`` written ``= ...``
@@ -244,6 +250,12 @@ GENERATED: dict[str, dict[str, object]] = {
     # a module function's device-typed parameters with the default ``None`` written
     # ``= ...`` (``out: Tensor[_DeviceT] | None = ...``)
     "ellipsis-defaults": {"ELLIPSIS_DEFAULTS": True},
+    # an unknown device caught by a first ``device: Never`` overload, as before issue 26's
+    # last round (the device object first now): what the editor showed first
+    "never-guards": {"NEVER_GUARDS": True},
+    # a factory's device overloads made from each of torch's signatures of it, none shared
+    # (before issue 26's last round): 120 more overloads, the same types
+    "per-original-overloads": {"MERGE_ORIGINALS": False},
     # the op's docstring on its first variant only (before issue 26): the editor's cost,
     # benchmarks/editor_bench.py --overlay; the batch cost here
     "first-overload-docstring": {"DOCUMENT_EVERY_OVERLOAD": False},
@@ -273,6 +285,10 @@ def generated_variant(target: Path, switches: dict[str, object]) -> Path:
 EDITED = ("functions-stock", "factories-stock", "methods-bare", "no-names", "one-name", "no-guard",
           "no-tensor-data", "invariant-device", "covariant-tensor", "no-docstrings", "stock-no-docstrings",
           "module-functions-stock")
+
+
+#: Edited variants built on a generated one instead of the installed overlay.
+EDIT_BASE = {"no-guard": "never-guards"}
 
 
 def _stock_file(stock: Path, _overlay_text: str) -> str:
@@ -311,7 +327,9 @@ def build_variants(installed: Path, stock_torch: Path, root: Path, wanted: set[s
         if wanted is not None and name not in wanted:
             continue
         target = root / name / "torch-stubs"
-        shutil.copytree(installed, target)
+        base = EDIT_BASE.get(name)
+        shutil.copytree(installed if base is None else generated_variant(root / f"base-{base}" / "torch-stubs",
+                                                                        GENERATED[base]), target)
         for rel, edit in files.items():
             path = target / rel
             edited = edit(path.read_text(encoding="utf-8"))

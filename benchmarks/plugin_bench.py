@@ -21,11 +21,20 @@ Conditions (``--conditions``, default ``plain,control,plugin``; ``plain`` always
 * ``plugin``: the plugin as shipped (per-call hooks for the few names that need the call,
   one pass per backend module for the operands).
 
+* ``before`` (with ``--before REF``): the plugin as of the git revision REF (its
+  ``mypy_plugin`` and ``device_types`` exported with ``git archive`` into a temporary
+  directory that goes first on that condition's PYTHONPATH): a change to the plugin
+  measured against the code before it, in the same run.
+
 Targets (CPU time): the shipped plugin's cold, warm and one-file-edit ratios to plain
 <= 1.05x; dmypy recheck < 0.5 s. Usage:
 ``.venv/bin/python benchmarks/plugin_bench.py [--lines 50000] [--repeat 3] [--conditions plain,control,plugin]``;
 ``--count-hooks`` instead counts hook calls and the plugin's own CPU time per dispatch;
-``--edits-only`` times only the one-file-edit recheck, ``--repeat`` times per condition.
+``--edits-only`` times only the one-file-edit recheck, ``--repeat`` times per condition;
+``--own-cpu`` times, in the one-file-edit recheck, only the plugin's own work (its import,
+construction, ``report_config_data``, hooks and module pass), in-process, ``--repeat`` runs
+per plugin condition (``plugin``, and ``before`` with ``--before REF``), interleaved: what a
+change to the plugin saves, without mypy's own run-to-run spread (10-15 % of a recheck here).
 """
 
 from __future__ import annotations
@@ -39,6 +48,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -54,6 +64,8 @@ CONDITIONS = {
     "plugin": "device_types_mypy",
 }
 KINDS = ("cold", "warm", "edit")
+#: PYTHONPATH of a condition's mypy runs (``before``: the exported revision).
+PYTHONPATHS: dict[str, str] = {}
 
 # Users' Pythons cache bytecode; a machine that sets PYTHONDONTWRITEBYTECODE (this one
 # does) recompiles the plugin on every run and would charge it ~10 ms a run that users
@@ -65,10 +77,14 @@ DMYPY_TARGET_S = 0.5
 
 def mypy(config: str, cache: Path) -> float:
     """CPU seconds (user + system, rusage of the child) of one mypy run."""
+    condition = config.removeprefix("mypy-").removesuffix(".toml")
+    env = dict(os.environ)
+    if condition in PYTHONPATHS:
+        env["PYTHONPATH"] = PYTHONPATHS[condition]
     with tempfile.TemporaryFile() as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "mypy", "--config-file", config, "--cache-dir", str(cache), "-p", "pkg"],
-            cwd=TREE, stdout=out, stderr=subprocess.STDOUT,
+            cwd=TREE, stdout=out, stderr=subprocess.STDOUT, env=env,
         )
         _, status, usage = os.wait4(proc.pid, 0)
         if os.waitstatus_to_exitcode(status) != 0:
@@ -206,6 +222,123 @@ def count_hooks(dispatch: str) -> str:
             f"of {time.process_time() - start:.1f} s for the run")
 
 
+def export(ref: str, dest: Path) -> Path:
+    """``device_types`` and the plugin (as ``device_types_mypy``) of git revision ``ref`` under ``dest``."""
+    archive = subprocess.run(["git", "-C", str(HERE.parent), "archive", ref, "device_types", "mypy_plugin"],
+                             check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    (dest / "mypy_plugin").rename(dest / "device_types_mypy")
+    return dest
+
+
+def _with_before(ref: str, argv: list[str]) -> int:
+    """Run main with the condition ``before`` added, its PYTHONPATH an export of ``ref``."""
+    rest = [a for i, a in enumerate(argv) if a != "--before" and (i == 0 or argv[i - 1] != "--before")]
+    rest = [a for a in rest if not a.startswith("--before=")]
+    with tempfile.TemporaryDirectory(prefix="plugin-before-") as tmp:
+        PYTHONPATHS["before"] = str(export(ref, Path(tmp)))
+        CONDITIONS["before"] = "device_types_mypy"
+        if "--conditions" in rest:
+            at = rest.index("--conditions") + 1
+            rest[at] = f"{rest[at]},before"
+        else:
+            rest += ["--conditions", "plain,plugin,before"]
+        return main(rest)
+
+
+OWN_PARTS = ("import", "init", "report_config_data", "hooks", "pass")
+
+
+def own_cpu_one(condition: str, value: int) -> dict[str, float]:
+    """In this process: the one-file-edit recheck of ``condition`` (its cache built), the
+    plugin's own CPU seconds by part, and the whole run's (mypy imported first)."""
+    import json
+
+    import mypy.api
+    import mypy.build
+    import mypy.checker
+    import mypy.semanal  # noqa: F401  (mypy's own import is not the plugin's)
+
+    start = time.process_time()
+    import device_types_mypy
+    from device_types_mypy import main as plugin_main
+
+    spent = dict.fromkeys(OWN_PARTS, 0.0)
+    spent["import"] = time.process_time() - start
+    spent["hook calls"] = 0
+    del device_types_mypy
+
+    def timed(part: str, fn: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            begun = time.process_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[part] += time.process_time() - begun
+                if part == "hooks":
+                    spent["hook calls"] += 1
+        return wrapper
+
+    cls = plugin_main.DeviceTypesPlugin
+    hooks: dict[Any, Any] = {}
+
+    def wrap_lookup(lookup: Any) -> Any:
+        def wrapped(self: Any, fullname: str) -> Any:
+            hook = lookup(self, fullname)
+            if hook is not None and hook not in hooks:
+                hooks[hook] = timed("hooks", hook)
+            return None if hook is None else hooks[hook]
+        return wrapped
+
+    for name in ("get_method_hook", "get_function_hook", "get_type_analyze_hook"):
+        setattr(cls, name, wrap_lookup(getattr(cls, name)))
+    cls.__init__ = timed("init", cls.__init__)  # type: ignore[method-assign]
+    cls.report_config_data = timed("report_config_data", cls.report_config_data)  # type: ignore[method-assign]
+    cls.get_additional_indirect_deps = timed("pass", cls.get_additional_indirect_deps)  # type: ignore[method-assign]
+    os.chdir(TREE)
+    original = EDITED.read_text()
+    EDITED.write_text(original.replace("beta: float = 1.0", f"beta: float = {value}.0", 1))
+    try:
+        begun = time.process_time()
+        out, _, status = mypy.api.run(["--config-file", f"mypy-{condition}.toml", "--cache-dir",
+                                       str(TREE / f".cache-{condition}"), "-p", "pkg"])
+        spent["run"] = time.process_time() - begun
+    finally:
+        EDITED.write_text(original)
+    if status != 0:
+        raise SystemExit(f"mypy failed:\n{out[-3000:]}")
+    print(json.dumps(spent))
+    return spent
+
+
+def bench_own_cpu(conditions: list[str], repeat: int) -> int:
+    import json
+
+    for condition in conditions:  # a cache each, built once (unmeasured)
+        shutil.rmtree(TREE / f".cache-{condition}", ignore_errors=True)
+        mypy(f"mypy-{condition}.toml", TREE / f".cache-{condition}")
+    runs: dict[str, list[dict[str, float]]] = {c: [] for c in conditions}
+    for rep in range(repeat):
+        shift = rep % len(conditions)
+        for condition in conditions[shift:] + conditions[:shift]:
+            env = dict(os.environ)
+            if condition in PYTHONPATHS:
+                env["PYTHONPATH"] = PYTHONPATHS[condition]
+            proc = subprocess.run([sys.executable, __file__, "--own-cpu-one", f"{condition}:{rep + 2}"],
+                                  capture_output=True, text=True, env=env, check=True)
+            runs[condition].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    print(f"\nthe plugin's own CPU in a one-file-edit recheck, ms, median of {repeat} (in-process, mypy imported):")
+    for condition in conditions:
+        parts = {part: statistics.median(r[part] for r in runs[condition]) * 1000 for part in (*OWN_PARTS, "run")}
+        own = statistics.median(sum(r[p] for p in OWN_PARTS) for r in runs[condition]) * 1000
+        calls = statistics.median(r["hook calls"] for r in runs[condition])
+        print(f"  {condition:8} own {own:5.1f} ms of a {parts['run']:.0f} ms run ({own / parts['run'] * 100:.1f} %): "
+              + ", ".join(f"{part} {parts[part]:.1f}" for part in OWN_PARTS) + f" ({calls:.0f} hook calls)")
+        print(f"RESULT plugin tree, mypy edit, {condition}'s own CPU (in-process, ms) | {parts['run'] - own:.0f} | "
+              f"{parts['run']:.0f} | {parts['run'] / (parts['run'] - own):.3f}x | | ")
+    return 0
+
+
 def _spread(values: list[float]) -> str:
     return f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
 
@@ -222,9 +355,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count-one", choices=("module", "call"), help=argparse.SUPPRESS)
     parser.add_argument("--edits-only", action="store_true",
                         help="only the one-file-edit recheck, --repeat times per condition (one cold build each)")
+    parser.add_argument("--own-cpu", action="store_true",
+                        help="only the plugin's own CPU in the one-file-edit recheck, by part (in-process)")
+    parser.add_argument("--own-cpu-one", help=argparse.SUPPRESS)
+    parser.add_argument("--before", metavar="REF",
+                        help="add the condition 'before': the plugin as of the git revision REF")
     args = parser.parse_args(argv)
+    if args.before:
+        return _with_before(args.before, argv or sys.argv[1:])
     if args.count_one:
         print(count_hooks(args.count_one))
+        return 0
+    if args.own_cpu_one:
+        condition, _, value = args.own_cpu_one.partition(":")
+        own_cpu_one(condition, int(value))
         return 0
     if args.count_hooks:
         written = generate(TREE, args.lines)
@@ -243,6 +387,8 @@ def main(argv: list[str] | None = None) -> int:
     files = sum(1 for _ in TREE.rglob("*.py"))
     print(f"tree: {written} lines in {files} files under {TREE} ({os.cpu_count()} CPUs); "
           f"conditions {', '.join(conditions)}, {args.repeat} repetitions", flush=True)
+    if args.own_cpu:
+        return bench_own_cpu([c for c in conditions if c != "plain"], args.repeat)
     if args.edits_only:
         edits = bench_edits(conditions, args.repeat)
         plain = statistics.median(edits["plain"])
@@ -255,7 +401,8 @@ def main(argv: list[str] | None = None) -> int:
             verdict = "" if target is None else ("ok" if value / plain <= target else "OVER TARGET")
             ok &= target is None or value / plain <= target
             print(f"plain {_spread(edits['plain'])}; {condition} {_spread(edits[condition])} = {value / plain:.3f}x "
-                  f"(paired ratios: median {statistics.median(paired):.3f}x, {paired[0]:.2f}-{paired[-1]:.2f}x)")
+                  f"(paired ratios: median {statistics.median(paired):.3f}x, {paired[0]:.2f}-{paired[-1]:.2f}x; "
+                  f"ratio of minima {min(edits[condition]) / min(edits['plain']):.3f}x)")
             print(f"RESULT plugin tree, mypy edit ({args.repeat} edits), {condition} (CPU s) | {plain:.2f} | "
                   f"{value:.2f} | {value / plain:.2f}x | {'' if target is None else f'<= {target:.2f}x'} | {verdict}")
         return 0 if ok else 1

@@ -45,7 +45,7 @@ class PluginConfig:
         self._cache: dict[str, Backend | None] = {}
         # mypy asks for every module it loads (torch alone: ~1900 on a warm run);
         # most share no top-level package with any backend.
-        self._roots = frozenset(prefix.partition(".")[0] for prefix in self.config.backends)
+        self.roots = frozenset(prefix.partition(".")[0] for prefix in self.config.backends)
 
     def raise_if_broken(self) -> None:
         if self.error is not None:
@@ -54,7 +54,7 @@ class PluginConfig:
             raise CompileError([messages.config_error(_as_mypy_error(self.error))], use_stdout=True)
 
     def backend_of(self, module: str) -> Backend | None:
-        if module.partition(".")[0] not in self._roots:
+        if module.partition(".")[0] not in self.roots:
             return None
         try:
             return self._cache[module]

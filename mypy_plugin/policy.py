@@ -31,6 +31,7 @@ from device_types._semantics import (
 )
 from mypy.erasetype import erase_typevars
 from mypy.nodes import (
+    ARG_OPT,
     ARG_POS,
     Argument,
     AssignmentStmt,
@@ -531,11 +532,17 @@ def _positional_names(api: CheckerPluginInterface, call: Call) -> dict[int, str 
     context = call.context
     if not isinstance(context, CallExpr):
         return {}
+    arguments = [(arg, _lookup(api, arg)) for arg, kind in zip(context.args, context.arg_kinds) if kind is ARG_POS]
+    if not any(tensor_instance(typ) is not None for _, typ in arguments):
+        # The parameters that may sit on any device take tensors: only a tensor argument
+        # can bind one (every overload fits an Any one, so the first overload's names,
+        # which the hook gives, stand). Without this, ``.to(torch.float16)`` matched its
+        # argument against every overload up to the dtype one (``is_subtype`` each).
+        return {}
     callee = get_proper_type(_lookup(api, context.callee))
     items = callee.items if isinstance(callee, Overloaded) else [callee] if isinstance(callee, CallableType) else []
-    arguments = [(arg, _lookup(api, arg)) for arg, kind in zip(context.args, context.arg_kinds) if kind == ARG_POS]
     for item in items:
-        slots = [i for i, kind in enumerate(item.arg_kinds) if kind.is_positional()]
+        slots = [i for i, kind in enumerate(item.arg_kinds) if kind is ARG_POS or kind is ARG_OPT]
         if len(slots) < len(arguments):
             continue
         if all(typ is not None and is_subtype(typ, erase_typevars(item.arg_types[slot]))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cache
 
 from mypy.errors import ErrorInfo, ErrorWatcher, Errors
 from mypy.nodes import Context
@@ -28,16 +29,18 @@ from mypy.plugin import CheckerPluginInterface
 __all__ = ["withdraw_device_conflicts"]
 
 #: mypy's wordings of a call that fails only because of tensor devices (the overlay's
-#: TypeVars are ``_DeviceT``/``_DeviceT2``; the types print as ``Tensor[<marker>]``).
+#: TypeVars are ``_DeviceT``/``_DeviceT2``; the types print as ``Tensor[<marker>]``),
+#: compiled on first use (_pattern): this module is imported with the policy, at each mypy
+#: run that checks a backend module, and most runs report nothing to withdraw.
 _CONFLICT = {
     # the TypeVar unsolved; ``x.numpy()`` on ``Tensor[MPS]`` (the overlay's ``self: TensorBase[CPU]``)
-    "misc": re.compile(r'^(?:Cannot infer value of type parameter "_DeviceT2?" of |Invalid self argument "[^"]*Tensor\[)'),
-    "arg-type": re.compile(r'^Argument \d+ to "[^"]+"(?: of "[^"]+")? has incompatible type "[^"]*Tensor\[[^"]*"; expected "[^"]*Tensor\['),
-    "operator": re.compile(r'^Unsupported (?:left )?operand types? for \S+ \("[^"]*Tensor\[[^"]*" and "[^"]*Tensor\['),
+    "misc": r'^(?:Cannot infer value of type parameter "_DeviceT2?" of |Invalid self argument "[^"]*Tensor\[)',
+    "arg-type": r'^Argument \d+ to "[^"]+"(?: of "[^"]+")? has incompatible type "[^"]*Tensor\[[^"]*"; expected "[^"]*Tensor\[',
+    "operator": r'^Unsupported (?:left )?operand types? for \S+ \("[^"]*Tensor\[[^"]*" and "[^"]*Tensor\[',
     # ``x[i] = y_cpu``: the overlay's ``__setitem__`` value type is the receiver's device
-    "assignment": re.compile(r'^Incompatible types in assignment \(expression has type "[^"]*Tensor\[[^"]*", target has type "[^"]*Tensor\['),
+    "assignment": r'^Incompatible types in assignment \(expression has type "[^"]*Tensor\[[^"]*", target has type "[^"]*Tensor\[',
     # every argument a tensor: with any other argument the mismatch may be that one's
-    "call-overload": re.compile(r'^No overload variant of "[^"]+"(?: of "[^"]+")? matches argument types? "[^"]*Tensor\[[^"]*"(?:, "[^"]*Tensor\[[^"]*")*$'),
+    "call-overload": r'^No overload variant of "[^"]+"(?: of "[^"]+")? matches argument types? "[^"]*Tensor\[[^"]*"(?:, "[^"]*Tensor\[[^"]*")*$',
 }
 
 
@@ -77,9 +80,14 @@ def _span(call: Context) -> tuple[tuple[int, int], tuple[int, int]]:
 #: adds ``no-any-return``); ``return x.cpu()`` into ``-> Tensor[MPS]`` (``return-value``
 #: of one tensor type against another).
 _CONTAINING = {
-    "no-any-return": re.compile(r"^Returning Any from function declared to return "),
-    "return-value": re.compile(r'^Incompatible return value type \(got "[^"]*Tensor\[[^"]*", expected "[^"]*Tensor\['),
+    "no-any-return": r"^Returning Any from function declared to return ",
+    "return-value": r'^Incompatible return value type \(got "[^"]*Tensor\[[^"]*", expected "[^"]*Tensor\[',
 }
+
+
+@cache
+def _pattern(source: str) -> re.Pattern[str]:
+    return re.compile(source)
 
 
 def _superseded(info: ErrorInfo, spans: Iterable[tuple[tuple[int, int], tuple[int, int]]]) -> bool:
@@ -87,14 +95,14 @@ def _superseded(info: ErrorInfo, spans: Iterable[tuple[tuple[int, int], tuple[in
         return False
     containing = _CONTAINING.get(info.code.code)
     if containing is not None:
-        if info.end_line < 0 or containing.match(info.message) is None:
+        if info.end_line < 0 or _pattern(containing).match(info.message) is None:
             return False
         start, end = (info.line, info.column), (info.end_line, info.end_column)
         return any(start <= first and last <= end for first, last in spans)
     pattern = _CONFLICT.get(info.code.code)
     if pattern is None or not any(start <= (info.line, info.column) <= end for start, end in spans):
         return False
-    return pattern.match(info.message) is not None
+    return _pattern(pattern).match(info.message) is not None
 
 
 def withdraw_device_conflicts(api: CheckerPluginInterface, call: Context, *arguments: Context) -> None:

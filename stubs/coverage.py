@@ -7,8 +7,9 @@ tensor-returning methods and operators of ``torch.Tensor`` (``TensorBase`` plus 
 
 - a method's effective signature is ``Tensor``'s own definition when ``_tensor.pyi``
   has one (an alias, a Python method, an untyped attribute), else ``TensorBase``'s;
-- an op is covered when every overload of it, except the guard that only an ``Any``
-  device reaches (``device: Never``, see ``signatures.py``), has a return annotation that names a
+- an op is covered when every overload of it, except a guard that only an ``Any``
+  device reaches (``device: Never``: the measured layout ``NEVER_GUARDS`` of
+  ``signatures.py``; the shipped one has none), has a return annotation that names a
   device (the device TypeVar or a marker). A method whose effective signature returns
   ``Any`` (no annotation, an untyped attribute) is counted and not covered;
 - a factory's or transfer's last overload, torch's own signature for a device known only

@@ -27,7 +27,10 @@ __all__ = [
 # The layer imports nothing from torch: an import cycle through torch._C leaves mypy with
 # placeholder types in torch's own modules (an INTERNAL ERROR in torch/_dynamo) and ty
 # with unknown types. torch._C's own classes are imported from torch._C directly, and
-# inside torch._C they are module-level aliases (_C_ALIASES).
+# inside torch._C they are module-level aliases (_C_ALIASES). ``device`` is imported there
+# from torch._C itself, not assigned (``_dt_device = device``): pyright's and basedpyright's
+# signature help print an assigned alias by its name without its arguments (``x.to(``
+# showed ``device: _dt_device``), an imported class by the class's (``device[D]``).
 _IMPORTS = f"""
 from typing import Any as _dt_Any, Generic as _dt_Generic, Literal as _dt_Literal, overload as {OVERLOAD}
 from typing import Iterator as _dt_Iterator, NoReturn as _dt_NoReturn
@@ -46,7 +49,7 @@ def _header(origin: str) -> str:
 
 
 _TORCH_C_IMPORTS = f"from torch._C import device as {TORCH_DEVICE}, TensorBase as _dt_TensorBase\n"
-_C_ALIASES = f"{TORCH_DEVICE} = device\n_dt_TensorBase = TensorBase\n"
+_C_ALIASES = f"from torch._C import device as {TORCH_DEVICE}\n_dt_TensorBase = TensorBase\n"
 
 
 def _finish(module: ast.Module, origin: str, *, is_c_module: bool = False) -> str:
@@ -73,18 +76,20 @@ def _is_overload(fn: ast.FunctionDef) -> bool:
 
 def _rewrite_defs(body: list[ast.stmt], rewriter: SignatureRewriter) -> list[ast.stmt]:
     out: list[ast.stmt] = []
-    group: list[ast.FunctionDef] = []  # the variants of one overloaded op so far
+    group: list[ast.FunctionDef] = []  # the definitions of one op so far, as torch writes them
 
     def flush() -> None:
-        ordered = sorted(group, key=rank_of)
-        out.extend(ordered)
+        if group:
+            variants = rewriter.rewrite_group(list(group), overloaded=_is_overload(group[0]))
+            ordered: list[ast.FunctionDef] = sorted(variants, key=rank_of)
+            out.extend(ordered)
         group.clear()
 
     for stmt in body:
         if isinstance(stmt, ast.FunctionDef):
             if group and group[0].name != stmt.name:
                 flush()
-            group.extend(rewriter.rewrite(stmt, overloaded=_is_overload(stmt)))
+            group.append(stmt)
         else:
             flush()
             out.append(stmt)

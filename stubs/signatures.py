@@ -71,7 +71,22 @@ class SignatureRewriter:
     merge_cpu_device: bool = True
     ops: list[Op] = field(default_factory=list)
 
-    def rewrite(self, fn: ast.FunctionDef, overloaded: bool) -> list[ast.FunctionDef]:
+    def rewrite_group(self, fns: list[ast.FunctionDef], overloaded: bool) -> list[ast.FunctionDef]:
+        """The definitions of one op (its originals, in order) rewritten. Each original is
+        rewritten on its own (rewrite), except that factories' originals which accept the same
+        calls but for one parameter's type, or one optional keyword, share one set of device
+        overloads (merge_originals), each keeping its own fallback."""
+        if not (MERGE_ORIGINALS and len(fns) > 1) or not all(self._expands(fn) for fn in fns):
+            return [variant for fn in fns for variant in self.rewrite(fn, overloaded)]
+        out: list[ast.FunctionDef] = []
+        for merged, originals in merge_originals(fns):
+            if len(originals) == 1:
+                out += self.rewrite(originals[0], overloaded)
+            else:
+                out += self.rewrite(merged, overloaded, fallbacks=originals)
+        return out
+
+    def _classify(self, fn: ast.FunctionDef) -> tuple[OpKind, list[ast.arg], bool, bool]:
         params = params_of(fn, self.is_method)
         takes_tensor = self.is_method or any(
             mentions_tensor(p.annotation) for p in params if p.arg not in OUTPUT_PARAMETERS
@@ -83,14 +98,29 @@ class SignatureRewriter:
             takes_tensor=takes_tensor,
             mentions_tensor=takes_tensor or returns_tensor,
         )
-        result = self._rewrite(fn, kind, params, takes_tensor)
+        return kind, params, takes_tensor, returns_tensor
+
+    def _expands(self, fn: ast.FunctionDef) -> bool:
+        """Whether ``fn`` fans out into device overloads (a factory with ``device``, no tensor data)."""
+        kind = self._classify(fn)[0]
+        return (kind in (OpKind.CREATE, OpKind.CREATE_LIKE) and _device_param(fn) is not None
+                and fn.name not in TENSOR_DATA_FACTORIES)
+
+    def rewrite(self, fn: ast.FunctionDef, overloaded: bool,
+                fallbacks: list[ast.FunctionDef] | None = None) -> list[ast.FunctionDef]:
+        """``fn`` rewritten; with ``fallbacks`` (the originals ``fn`` merges), each of them is
+        the last overload torch's own, instead of ``fn``."""
+        kind, params, takes_tensor, returns_tensor = self._classify(fn)
+        result = self._rewrite(fn, kind, params, takes_tensor, fallbacks)
         if len(result) > 1 and not overloaded:
             for variant in result:
                 variant.decorator_list.insert(0, name(OVERLOAD))
-        self.ops.append(Op(fn.name, kind, returns_tensor, device_typed=result is not None and _typed(result)))
+        for _ in fallbacks or [fn]:
+            self.ops.append(Op(fn.name, kind, returns_tensor, device_typed=result is not None and _typed(result)))
         return result
 
-    def _rewrite(self, fn: ast.FunctionDef, kind: OpKind, params: list[ast.arg], takes_tensor: bool) -> list[ast.FunctionDef]:
+    def _rewrite(self, fn: ast.FunctionDef, kind: OpKind, params: list[ast.arg], takes_tensor: bool,
+                 fallbacks: list[ast.FunctionDef] | None = None) -> list[ast.FunctionDef]:
         own_device = lambda: name(DEVICE_T)  # noqa: E731
         if kind is OpKind.UNTOUCHED:
             return [fn]
@@ -111,13 +141,14 @@ class SignatureRewriter:
                 if fn.name in HOST_FACTORIES:
                     fn.returns = with_device(fn.returns, lambda: marker("cpu"))
                 return [fn]
-            variants = self._expand_device(fn, none_device=lambda: marker("cpu"), constrain_inputs=False)
+            variants = self._expand_device(fn, none_device=lambda: marker("cpu"), constrain_inputs=False,
+                                           fallbacks=fallbacks)
             data_param = TENSOR_DATA_FACTORIES.get(fn.name)
             if data_param is not None:
                 variants.insert(0, self._tensor_data_variant(fn, data_param))
             return variants
         if kind is OpKind.CREATE_LIKE:
-            return self._expand_device(fn, none_device=own_device, constrain_inputs=True)
+            return self._expand_device(fn, none_device=own_device, constrain_inputs=True, fallbacks=fallbacks)
         # PRESERVE: a module function needs a tensor input to take the device from.
         if not takes_tensor:
             return [fn]
@@ -150,12 +181,23 @@ class SignatureRewriter:
             for p in donors:
                 p.annotation = with_device(p.annotation, lambda: name(TARGET_T))
             fn.returns = with_device(fn.returns, lambda: name(TARGET_T))
+            if not NEVER_GUARDS:
+                # First with the device object (see _device_object_first): an unknown
+                # donor solves the TypeVar to Any, and ``x.to(untyped, False)`` is then
+                # ``Tensor[Any]`` before ``.to(dtype, non_blocking)`` keeps x's device.
+                return [_ranked(fn, RANK_UNKNOWN_DEVICE)]
             return [fn, guard] if POSITIONAL_GUARDS else [fn]
         fn.returns = with_device(fn.returns, lambda: name(DEVICE_T))
-        return [fn]
+        # ``.to(dtype, ...)`` keeps the device and takes no device: right after the device
+        # object and the donor. Only a dtype (or Any, which the first overload has taken)
+        # reaches it, so no result moves; the commonest ``.to`` call matches on the third
+        # overload instead of the ninth (mypy runs the plugin's hook once per overload it
+        # tries, pyright evaluates each).
+        return [fn if NEVER_GUARDS else _ranked(fn, RANK_KEEPS_DEVICE)]
 
     def _expand_device(
-        self, fn: ast.FunctionDef, none_device: DeviceExpr, constrain_inputs: bool
+        self, fn: ast.FunctionDef, none_device: DeviceExpr, constrain_inputs: bool,
+        fallbacks: list[ast.FunctionDef] | None = None,
     ) -> list[ast.FunctionDef]:
         variants: list[ast.FunctionDef] = []
         original = _device_param(fn)
@@ -176,6 +218,11 @@ class SignatureRewriter:
         # a TypeVar whose default is the CPU, ``device: device[D] | "cpu" | None = None ->
         # Tensor[D]``: unsolved (no device, None, "cpu") it is the CPU.
         merged_object = merged_cpu and MERGED_CPU_DEVICE and self.merge_cpu_device
+        # The device object first, its device required (_device_object_first), in place
+        # of the Never guard and of the device-object overload below.
+        object_first = None if NEVER_GUARDS or merged_object else _device_object_first(fn)
+        if object_first is not None:
+            variants.append(object_first)
         if has_default:
             annotation: ast.expr = ast.Constant(value=None)
             first_device = none_device
@@ -199,7 +246,7 @@ class SignatureRewriter:
             if not (merged_cpu and device_type == "cpu"):
                 named = variant(device_name_literal(device_type), partial(marker, device_type), RANK_NAMED)
                 variants.append(_required_keyword(named) if required else named)
-        if not merged_object:
+        if not merged_object and object_first is None:
             object_variant = variant(
                 ast.Subscript(value=name(TORCH_DEVICE), slice=name(TARGET_T), ctx=ast.Load()),
                 lambda: name(TARGET_T),
@@ -210,11 +257,13 @@ class SignatureRewriter:
         # ``"cuda:99"``) gives an unknown device, never an error. Where its ``device`` is
         # keyword-only already, it is required there too: a call without it has matched
         # the first overload, which gives the same or a more precise result.
-        torch_own = _ranked(_clone(fn, keep_doc=False), RANK_ORIGINAL)
-        if required and original_param_keyword_only(fn):
-            _move_to_required_keyword(torch_own)
-        variants.append(torch_own)
-        variants.append(_unknown_device_guard(fn))
+        for own in fallbacks or [fn]:
+            torch_own = _ranked(_clone(own, keep_doc=False), RANK_ORIGINAL)
+            if required and original_param_keyword_only(own):
+                _move_to_required_keyword(torch_own)
+            variants.append(torch_own)
+        if object_first is None:
+            variants.append(_unknown_device_guard(fn))
         return variants
 
     def _tensor_data_variant(self, fn: ast.FunctionDef, data_param: str) -> ast.FunctionDef:
@@ -229,6 +278,124 @@ class SignatureRewriter:
         return _ranked(v, RANK_TENSOR_DATA)
 
 
+#: Whether a factory's originals that accept the same calls but for one parameter's type
+#: (``linspace(start: Tensor, ...)`` and ``linspace(start: Number, ...)``) or one optional
+#: keyword (``rand(*size, generator: Generator | None, ...)`` and ``rand(*size, ...)``)
+#: share one set of device overloads (merge_originals). Each overload costs pyright and
+#: basedpyright about as much to evaluate (basedpyright evaluates every member of ``torch``
+#: for a completion after ``torch.``, docs/performance.md); sharing them types the same
+#: calls the same way with 120 fewer overloads. Off: the variant ``per-original-overloads``
+#: of benchmarks/overlay_variants.py.
+MERGE_ORIGINALS = True
+
+
+def merge_originals(fns: list[ast.FunctionDef]) -> list[tuple[ast.FunctionDef, list[ast.FunctionDef]]]:
+    """``fns`` in groups that accept the same calls but for one parameter's type or one
+    optional keyword: (a definition that accepts exactly the calls of the group, the group).
+
+    Two definitions merge when they are equal but for either one parameter's annotation
+    (same name, kind and default: the merged one takes the union of the two types) or one
+    keyword-only parameter that one of them lacks and whose type takes ``None`` (the merged
+    one has it, ``= None``). Each step accepts exactly the calls one of the two accepts, so a
+    group's merged definition does too, and every device overload made from it gives the
+    result that the same overload made from the original the call matches would give.
+    """
+    groups = [(fn, [fn]) for fn in fns]
+    merged_any = True
+    while merged_any:
+        merged_any = False
+        for i, j in ((i, j) for i in range(len(groups)) for j in range(i + 1, len(groups))):
+            merged = _merged(groups[i][0], groups[j][0])
+            if merged is not None:
+                groups[i] = (merged, groups[i][1] + groups[j][1])
+                del groups[j]
+                merged_any = True
+                break
+    return groups
+
+
+def _parameters(fn: ast.FunctionDef) -> list[tuple[str, ast.arg, ast.expr | None]]:
+    """(kind, parameter, default) in order: ``po``/``p`` positional(-only), ``*``, ``kw``, ``**``."""
+    a = fn.args
+    positional = [*a.posonlyargs, *a.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+    out: list[tuple[str, ast.arg, ast.expr | None]] = [
+        ("po" if p in a.posonlyargs else "p", p, d) for p, d in zip(positional, defaults)]
+    if a.vararg is not None:
+        out.append(("*", a.vararg, None))
+    out += [("kw", p, d) for p, d in zip(a.kwonlyargs, a.kw_defaults)]
+    if a.kwarg is not None:
+        out.append(("**", a.kwarg, None))
+    return out
+
+
+def _same(x: ast.AST | None, y: ast.AST | None) -> bool:
+    return (x is None) == (y is None) and (x is None or ast.dump(x) == ast.dump(y))  # type: ignore[arg-type]
+
+
+def _same_parameter(x: tuple[str, ast.arg, ast.expr | None], y: tuple[str, ast.arg, ast.expr | None],
+                    annotation: bool = True) -> bool:
+    return (x[0] == y[0] and x[1].arg == y[1].arg and _same(x[2], y[2])
+            and (not annotation or _same(x[1].annotation, y[1].annotation)))
+
+
+def _union(*annotations: ast.expr) -> ast.expr:
+    """``A | B | C`` of the members of ``annotations`` (each one's ``X | Y`` flattened), each once."""
+    members: list[ast.expr] = []
+
+    def collect(node: ast.expr) -> None:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            collect(node.left)
+            collect(node.right)
+        elif not any(ast.dump(node) == ast.dump(m) for m in members):
+            members.append(node)
+
+    for annotation in annotations:
+        collect(annotation)
+    result = members[0]
+    for member in members[1:]:
+        result = ast.BinOp(left=result, op=ast.BitOr(), right=member)
+    return result
+
+
+def _takes_none(annotation: ast.expr | None) -> bool:
+    return annotation is not None and any(isinstance(n, ast.Constant) and n.value is None for n in ast.walk(annotation))
+
+
+def _merged(f: ast.FunctionDef, g: ast.FunctionDef) -> ast.FunctionDef | None:
+    """A definition that accepts exactly the calls ``f`` or ``g`` accepts (see merge_originals), or None."""
+    if not (_same(f.returns, g.returns) and len(f.decorator_list) == len(g.decorator_list)
+            and all(_same(x, y) for x, y in zip(f.decorator_list, g.decorator_list))):
+        return None
+    pf, pg = _parameters(f), _parameters(g)
+    if len(pf) == len(pg):
+        differ = [i for i, (x, y) in enumerate(zip(pf, pg)) if not _same_parameter(x, y)]
+        if len(differ) != 1 or not _same_parameter(pf[differ[0]], pg[differ[0]], annotation=False):
+            return None
+        param = pf[differ[0]][1]
+        other = pg[differ[0]][1].annotation
+        if param.arg == DEVICE_PARAMETER or param.annotation is None or other is None:
+            return None
+        merged = copy.deepcopy(f)
+        target = _parameters(merged)[differ[0]][1]
+        assert target.annotation is not None
+        target.annotation = _union(target.annotation, copy.deepcopy(other))
+        return merged
+    big, small = (f, g) if len(pf) > len(pg) else (g, f)
+    pb, ps = (pf, pg) if big is f else (pg, pf)
+    if len(pb) != len(ps) + 1:
+        return None
+    for index, extra in enumerate(pb):
+        rest = pb[:index] + pb[index + 1:]
+        if extra[0] == "kw" and _takes_none(extra[1].annotation) and all(
+                _same_parameter(x, y) for x, y in zip(rest, ps)):
+            merged = copy.deepcopy(big)
+            position = merged.args.kwonlyargs.index(next(p for p in merged.args.kwonlyargs if p.arg == extra[1].arg))
+            merged.args.kw_defaults[position] = ast.Constant(value=None)
+            return merged
+    return None
+
+
 # Overloads of one op are emitted by rank, all originals' variants interleaved: a call
 # with no device then matches within the first few overloads instead of after every
 # device variant of each earlier original (pyright evaluates overloads in order; on 300
@@ -236,14 +403,43 @@ class SignatureRewriter:
 # different originals differ in shape, and every variant narrows its own original,
 # which comes last, so the order changes no result.
 RANK_UNKNOWN_DEVICE, RANK_TENSOR_DATA, RANK_NO_DEVICE, RANK_DEVICE_OBJECT, RANK_NAMED, RANK_ORIGINAL = range(6)
+#: A transfer's signature without a device (``.to(dtype)``); never in one op with tensor data.
+RANK_KEEPS_DEVICE = RANK_TENSOR_DATA
 
 
 #: The device parameter of the unknown-device guard (see _unknown_device_guard).
 NEVER = "_dt_Never"
 
 
+def _device_object_first(fn: ast.FunctionDef) -> ast.FunctionDef | None:
+    """First overload: ``device: torch.device[D]`` (required) ``-> Tensor[D]``.
+
+    It does the ``Never`` guard's job (see _unknown_device_guard) with a signature a user
+    reads: an argument typed ``Any`` (or ``device | Any``) solves ``D`` to ``Any``, the
+    call is ``Tensor[Any]`` (torch's own result type), and pyright drops the later
+    overloads' results as subsumed by it; a typed device gives its device here, on the
+    first overload. pyright's and basedpyright's signature help list the overloads in
+    declaration order and activate the first that takes the argument under the cursor, so
+    this is what an editor shows first. The one difference from the guard: an argument
+    pyright infers as ``Unknown`` (not ``Any``) solves ``D`` to ``Unknown``, and the call is
+    ``Tensor[Unknown]`` where the guard gave ``Tensor[Any]`` (docs/performance.md).
+    ``device`` is required where the guard's was (so a call without it skips this
+    overload); None where ``device`` is positional-only (no keyword form: the guard then).
+    """
+    first = _clone(fn, keep_doc=True)
+    param = _device_param(first)
+    assert param is not None
+    in_place = POSITIONAL_GUARDS and _required_in_place(first, param)
+    if not in_place and not _move_to_required_keyword(first):
+        return None
+    param.annotation = ast.Subscript(value=name(TORCH_DEVICE), slice=name(TARGET_T), ctx=ast.Load())
+    first.returns = with_device(first.returns, lambda: name(TARGET_T))
+    return _ranked(first, RANK_UNKNOWN_DEVICE)
+
+
 def _unknown_device_guard(fn: ast.FunctionDef) -> ast.FunctionDef:
-    """First overload: a ``device`` argument typed ``Any`` gives torch's own result type.
+    """First overload where NEVER_GUARDS is on (the measured layout before
+    _device_object_first): a ``device`` argument typed ``Any`` gives torch's own result type.
 
     Only ``Any`` is assignable to ``Never``. Without this overload an ``Any`` device
     matches several device overloads with different results, which pyright resolves to
@@ -266,7 +462,7 @@ def _unknown_device_guard(fn: ast.FunctionDef) -> ast.FunctionDef:
 
 
 def _unknown_donor_guard(fn: ast.FunctionDef, donors: list[str]) -> ast.FunctionDef:
-    """First overload of a device donor (``.to(other)``): an ``Any`` donor gives torch's
+    """First overload of a device donor (``.to(other)``) where NEVER_GUARDS is on: an ``Any`` donor gives torch's
     own result type. Without it, ``x.to(unknown, False)`` matched ``.to(dtype,
     non_blocking)`` as well and pyright kept ``x``'s device, which an ``other`` tensor
     on another device makes false; ``x.to(unknown)`` turned Unknown."""
@@ -297,6 +493,12 @@ def _required_in_place(fn: ast.FunctionDef, param: ast.arg) -> bool:
 #: donor (``.to(other)``) has a guard too (see _unknown_device_guard); benchmarks/
 #: overlay_variants.py turns it off to measure the layout before it (``keyword-guards``).
 POSITIONAL_GUARDS = True
+#: Whether an unknown device reaches a ``device: Never`` guard first (the layout before
+#: issue 26's last round, the variant ``never-guards`` of benchmarks/overlay_variants.py)
+#: rather than the device-object overload (_device_object_first). Both give ``Tensor[Any]``
+#: for an ``Any`` device in pyright; the guard is what pyright's and basedpyright's
+#: signature help showed first on ``torch.zeros(`` and ``x.to(``.
+NEVER_GUARDS = False
 #: Whether a module function's device overloads take ``device`` as a required keyword
 #: (see _expand_device); benchmarks/overlay_variants.py turns it off to measure the
 #: encoding before it (``optional-device``).

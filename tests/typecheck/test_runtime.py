@@ -131,6 +131,8 @@ def _arguments(fn: Callable[..., Any]) -> list[Any]:
             args.append(True)
         elif hint == list[float]:
             args.append([1.0, 2.0])
+        elif hint is torch.Generator:
+            args.append(torch.Generator())
         else:
             raise TypeError(f"{fn.__qualname__}: no runtime value for parameter {name}: {hint!r}")
     return args

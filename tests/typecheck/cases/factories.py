@@ -52,6 +52,24 @@ def like_and_new(x: Tensor[MPS]) -> None:
     assert_type(x.new_empty(2, device="cuda"), Tensor[CUDA])
 
 
+def originals_sharing_device_overloads(x: Tensor[MPS], gen: torch.Generator) -> None:
+    # Originals that differ in one parameter's type (linspace's start and end: Tensor or
+    # number) or one optional keyword (generator=) share their device overloads
+    # (stubs/signatures.py, merge_originals): every form keeps its device.
+    # (a generator lives on one device: a CPU one with CPU tensors, None with the others)
+    assert_type(torch.rand(3, generator=None, device="cuda"), Tensor[CUDA])
+    assert_type(torch.rand((2, 2), device=x.device), Tensor[MPS])
+    assert_type(torch.randn(2, 2, generator=gen), Tensor[CPU])
+    assert_type(torch.randperm(4, generator=gen, device="cpu"), Tensor[CPU])
+    assert_type(torch.randperm(4, generator=None, device=x.device), Tensor[MPS])
+    assert_type(torch.randint(0, 5, (2,), generator=None, device="cuda"), Tensor[CUDA])
+    assert_type(torch.randint_like(x, 5), Tensor[MPS])
+    assert_type(torch.randint_like(x, 0, 5, device="cpu"), Tensor[CPU])
+    assert_type(torch.linspace(0.0, 1.0, 5, device=x.device), Tensor[MPS])
+    assert_type(torch.linspace(torch.tensor(0.0), 1.0, 5), Tensor[CPU])
+    assert_type(torch.logspace(0.0, torch.tensor(1.0), 5, device="cpu"), Tensor[CPU])
+
+
 def unknown_device_strings(name: str) -> None:
     # A device only known at run time gives an unknown device: no check, no error.
     y = torch.zeros(3, device=name)

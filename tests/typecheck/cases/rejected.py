@@ -54,3 +54,9 @@ def not_a_device(x: Tensor[int]) -> None:  # type: ignore[type-var]  # pyright: 
 
 def unknown_device_name(x: Tensor["gpu"]) -> None:  # type: ignore[name-defined]  # pyright: ignore[reportUndefinedVariable, reportUnknownParameterType]
     pass
+
+
+def merged_originals_still_reject(x: Tensor[MPS]) -> None:
+    # rand's originals with and without generator= share their device overloads, which
+    # take generator: Generator | None; a wrong generator still matches no overload.
+    torch.rand(3, generator="seed", device=x.device)  # type: ignore[call-overload]  # pyright: ignore[reportCallIssue, reportArgumentType]
