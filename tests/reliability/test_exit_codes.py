@@ -58,11 +58,14 @@ def test_a_baseline_of_another_version(project: Path) -> None:
 def test_ctrl_c_is_one_line_and_exit_130(project: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ENGINE)}
     big = project / "fw/_backends/mps/big.py"
-    big.write_text("".join(f"def op_{i}(a):\n    return a.abs() + {i}\n\n\n" for i in range(20000)))
+    big.write_text("".join(f"def op_{i}(a):\n    return a.abs() + {i}\n\n\n" for i in range(60000)))
     proc = subprocess.Popen([sys.executable, "-m", "device_types", "check", "--no-cache", "fw"], cwd=project, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    time.sleep(1.5)
+    # interrupt once the run is past its imports (by its own CPU time, not the wall clock: a
+    # loaded machine stretches the one, a faster engine shortens a fixed wait)
+    _wait_for_cpu(proc.pid, 0.6)
+    assert proc.poll() is None, "the check finished before it could be interrupted: give it more to do"
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert (proc.returncode, out, err) == (130, "", "device-types: interrupted\n")
@@ -97,3 +100,17 @@ def test_a_reader_that_leaves_is_not_findings(project: Path) -> None:
     finally:
         os.close(write)
     assert (proc.returncode, proc.stderr) == (141, "")
+
+
+def _wait_for_cpu(pid: int, seconds: float, limit: float = 60.0) -> None:
+    """Until process ``pid`` has used ``seconds`` of CPU (``/proc/PID/stat``), or has ended."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            return
+        if fields[0] == "Z" or (int(fields[11]) + int(fields[12])) / ticks >= seconds:
+            return
+        time.sleep(0.02)
