@@ -149,7 +149,7 @@ class GuardReader:
         for name, bound in values.items():
             if len(bound) < 2 or name in self._params or name in other:
                 continue
-            bases = {_view_base(value) for value in bound} - {name}
+            bases = {_view_base(value, self._resolve) for value in bound} - {name}
             if len(bases) == 1:
                 base = bases.pop()
                 if base is not None and base in self._params:
@@ -739,7 +739,7 @@ def _independent(normalisations: list[Normalisation]) -> bool:
     return not any(new in seen for _, _, new in normalisations)
 
 
-def _view_base(expr: ast.expr) -> str | None:
+def _view_base(expr: ast.expr, resolve: Callable[[ast.expr], str | None]) -> str | None:
     """The name ``expr`` is a view, copy or like-made tensor of, by its spelling alone
     (``select(t, 0, i)``, ``t.permute(*p)``, ``narrow(a, d, i, n)``); None otherwise."""
     for _ in range(8):
@@ -751,7 +751,7 @@ def _view_base(expr: ast.expr) -> str | None:
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         if name not in sem.SAME_PLACE_OPS:
             return None
-        if isinstance(func, ast.Attribute) and not (isinstance(func.value, ast.Name) and func.value.id in ("np", "torch")):
+        if isinstance(func, ast.Attribute) and resolve(func) is None:  # a method of the tensor, not a module's function
             expr = func.value
         elif expr.args and not isinstance(expr.args[0], ast.Starred):
             expr = expr.args[0]
