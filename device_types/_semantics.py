@@ -251,6 +251,10 @@ NUMPY_BRIDGES: Final[frozenset[str]] = frozenset({"from_numpy"})
 #: Name of the parameter that selects a device in factories and transfers.
 DEVICE_PARAMETER: Final = "device"
 
+#: Name of the parameter of a device object's constructor that names its kind
+#: (``torch.device(type="cpu")``, like ``torch.device("cpu")``).
+DEVICE_TYPE_PARAMETER: Final = "type"
+
 #: Tensor (and ndarray) methods and attributes that read metadata, never element data:
 #: calling them on a CPU tensor consumes nothing, and what they return is not tensor data.
 METADATA: Final[frozenset[str]] = frozenset({

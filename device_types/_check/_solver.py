@@ -526,6 +526,13 @@ class Analysis:
                     return found
         return None
 
+    def method(self, class_dotted: str, attr: str) -> str | None:
+        found = self._locate(class_dotted)
+        if found is None or found[1].kind != "class":
+            return None
+        module, _, located = found
+        return self._method(module.name, located[len(module.name) + 1:], attr)
+
     def _method(self, module_name: str, class_name: str, attr: str) -> str | None:
         """``self.attr`` inside ``class_name``: the method of that class or a project base."""
         seen: set[str] = set()

@@ -52,6 +52,7 @@ def test_host_syncs_are_opt_in() -> None:
         ("fw/_backends/mps/storage.py", "group_sums_host", 55),  # the same, beside a fallback
         ("fw/_backends/mps/roundtrips.py", "check_index", 131),  # a private copy, edited only to validate
         ("fw/_backends/npu/ops.py", "validate", 38),
+        ("fw/_backends/mps/spellings.py", "pick_one_row", 59),  # one element chosen by a scalar read back
     }
 
 

@@ -72,7 +72,7 @@ class Walk:
         for part in (writes, statements, calls, project_calls):
             part.expr = expr
         writes.recorder = statements.recorder = expressions.recorder = calls.recorder = project_calls.recorder = recorder
-        statements.writes = calls.writes = project_calls.writes = writes
+        statements.writes = calls.writes = project_calls.writes = expressions.writes = writes
         expressions.statements, expressions.calls = statements, calls
         calls.expressions, calls.project_calls = expressions, project_calls
 

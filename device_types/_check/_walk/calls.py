@@ -53,6 +53,10 @@ class Calls(Part):
         base = base_name(func)
         local = base is not None and base in env and base not in ("self", "cls") and base not in self.state.scope
         if isinstance(func, ast.Attribute):
+            if local and isinstance(func.value, ast.Name) and func.value.id in self.state.instances:
+                method = self.resolver.method(self.state.instances[func.value.id], func.attr)
+                if method is not None:  # ``s.pull(a)`` for ``s = Staging(dev)``: the class's method
+                    return self.named_call(node, method, args, kwargs, all_args, env, receiver=func.value)
             # a local value shadows a module-level name: ``index.astype(...)`` where the module defines ``index``
             dotted = None if local else self.resolver.resolve(self.info, self.state.scope, func)
             if dotted is None:
@@ -64,6 +68,8 @@ class Calls(Part):
             if dotted is None:
                 if self.vocab.d2h_name.search(func.id) or any(self.vocab.d2h_name.search(name_text(a)) for a in node.args):
                     return self.d2h(node, func.id, env)  # a D2H copy we cannot see into
+                if func.id in self.state.lambdas:
+                    return self.inlined(self.state.lambdas[func.id], func.id, args, kwargs, env)
                 if func.id in env:  # a local callable value: unknown
                     return self.unknown_call(node, func.id, all_args, kwargs, args)
                 return self.builtin_call(node, func.id, args, all_args, kwargs)
@@ -73,10 +79,35 @@ class Calls(Part):
             if maker is not None and maker.partition(".")[0] in self.vocab.host_modules:
                 self.expr(func, env)
                 return all_args | (frozenset({COMPUTED}) if is_host(all_args) else EMPTY)
+        if isinstance(func, ast.Lambda):  # ``(lambda t: t.cpu())(a)``
+            return self.inlined(func, "", args, kwargs, env)
         if is_ctypes_array_type(func, lambda e: self.resolver.resolve(self.info, self.state.scope, e)):
             return frozenset({HostOnly("ctypes buffer")})  # (ctypes.c_char * n)(): host memory
         callee = self.expr(func, env)
         return self.unknown_call(node, "", all_args | callee, kwargs, args)
+
+    def inlined(self, function: ast.Lambda, name: str, args: list[Value], kwargs: dict[str | None, Value],
+                env: dict[str, Value]) -> Value:
+        """A call of a lambda: its body, with its parameters bound to what the call passes (a
+        local function is part of the function that defines it, so its steps are this one's)."""
+        inner = dict(env)
+        inner.pop(name, None)  # a lambda that calls itself by name is not run again
+        spec = function.args
+        positional = [*spec.posonlyargs, *spec.args]
+        defaults = dict(zip(reversed(positional), reversed(spec.defaults)))
+        for index, parameter in enumerate(positional):
+            given = args[index] if index < len(args) else kwargs.get(parameter.arg)
+            inner[parameter.arg] = given if given is not None else self.expr(defaults.get(parameter), env)
+        for parameter in spec.kwonlyargs:
+            inner[parameter.arg] = kwargs.get(parameter.arg, EMPTY)
+        if spec.vararg is not None:
+            inner[spec.vararg.arg] = frozenset().union(*args[len(positional):])
+        lambdas = self.state.lambdas
+        self.state.lambdas = {k: v for k, v in lambdas.items() if v is not function}
+        try:
+            return self.expr(function.body, inner)
+        finally:
+            self.state.lambdas = lambdas
 
     def method_call(self, node: ast.Call, func: ast.Attribute, receiver: Value, args: list[Value],
                     kwargs: dict[str | None, Value], all_args: Value, env: dict[str, Value]) -> Value:

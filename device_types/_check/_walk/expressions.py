@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ... import _semantics as sem
 from .._conditions import conjoin
 from .. import _codes as codes
-from .._values import COMPUTED, EMPTY, LoopFilled, Value, is_host, items_of, storage_step
+from .._values import COMPUTED, EMPTY, LoopFilled, Value, is_host, items_of, params, storage_step
 from .recorder import COMPREHENSION
 from .state import Part
 from .syntax import counts
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from .calls import Calls
     from .recorder import Recorder
     from .statements import Statements
+    from .writes import Writes
 
 #: expression type -> its ``Expressions.expr_*`` method (False: none; the children are walked)
 _EXPR_METHODS: dict[type, Any] = {}
@@ -28,6 +29,7 @@ class Expressions(Part):
     calls: Calls
     recorder: Recorder
     statements: Statements
+    writes: Writes
 
     def expr(self, node: ast.expr | None, env: dict[str, Value]) -> Value:
         if node is None:
@@ -101,8 +103,23 @@ class Expressions(Part):
 
     def expr_Subscript(self, node: ast.Subscript, env: dict[str, Value]) -> Value:
         value = self.expr(node.value, env)
-        index = self.expr(node.slice, env)  # an index computed on the host picks host data too
+        index = self.expr(node.slice, env)
+        if is_host(index) and self.device_tensor(node.value, value):
+            self.writes.device_index(index)
+            return value if isinstance(node.slice, ast.Slice) else items_of(value)
+        # an index computed on the host picks host data too
         return (value if isinstance(node.slice, ast.Slice) else items_of(value)) | index
+
+    def device_tensor(self, node: ast.expr, value: Value) -> bool:
+        """``node`` names a device tensor as far as the walk knows: a parameter of the op (not
+        read back, not the method's ``self``, whose attributes may be anything), or a name bound
+        to a call that names a device."""
+        if is_host(value) or not isinstance(node, ast.Name):
+            return False
+        if node.id in self.state.on_device:
+            return True
+        receiver = 0 if self.info.class_name is not None and self.info.params[:1] in (("self",), ("cls",)) else None
+        return any(index != receiver for index in params(value))
 
     def expr_NamedExpr(self, node: ast.NamedExpr, env: dict[str, Value]) -> Value:
         value = self.expr(node.value, env)
@@ -141,8 +158,12 @@ class Expressions(Part):
             for condition in generator.ifs:
                 self.expr(condition, inner)
         value: Value = EMPTY
-        for element in elements:
-            value = value | self.expr(element, inner)
+        self.state.loops += 1  # its element runs once per item, as a loop's body does
+        try:
+            for element in elements:
+                value = value | self.expr(element, inner)
+        finally:
+            self.state.loops -= 1
         return value
 
     def collected(self, element: ast.expr, items: set[str] = frozenset()) -> bool:  # type: ignore[assignment]

@@ -24,6 +24,10 @@ class Resolver(Protocol):
 
     def function(self, dotted: str) -> FunctionInfo | None: ...
 
+    def method(self, class_dotted: str, attr: str) -> str | None:
+        """Dotted name of the method ``attr`` of the project class ``class_dotted`` (or of one of
+        its project bases); None when ``class_dotted`` names no project class."""
+
     def summary(self, callee: FunctionInfo) -> Summary: ...
 
     def is_cpu_backend(self, module: str) -> bool: ...
@@ -66,6 +70,10 @@ class WalkState:
         self.items: set[str] = set()
         #: Names bound to a call that names a device (``torch.eye(4, device=d)``): tensors there.
         self.on_device: set[str] = set()
+        #: Local functions written as lambdas (``to_host = lambda t: t.cpu()``): a call runs their body.
+        self.lambdas: dict[str, ast.Lambda] = {}
+        #: Names bound to a call of a project class (``s = Staging(dev)``): name -> the class, dotted.
+        self.instances: dict[str, str] = {}
         #: name -> roots it holds only because they were written into it (``Writes.contain``)
         self.contained: dict[str, Value] = {}
         #: Uploads of data built from metadata alone, made by the call being evaluated (``Recorder.upload``)

@@ -76,13 +76,13 @@ class Statements(Part):
             value = self.expr(node.value, env)
             for target in node.targets:
                 self.assign(target, value, env, source=node.value)
-                if isinstance(target, ast.Name) and isinstance(node.value, ast.Call) and targets_device(node.value, self.state.constant):
-                    self.state.on_device.add(target.id)
+                if isinstance(target, ast.Name):
+                    self.bound(target.id, node.value)
         elif isinstance(node, ast.AnnAssign):
             if node.value is not None:
                 self.assign(node.target, self.expr(node.value, env), env)
-                if isinstance(node.target, ast.Name) and isinstance(node.value, ast.Call) and targets_device(node.value, self.state.constant):
-                    self.state.on_device.add(node.target.id)
+                if isinstance(node.target, ast.Name):
+                    self.bound(node.target.id, node.value)
         elif isinstance(node, ast.AugAssign):
             value = self.expr(node.value, env)
             current = self.expr(node.target, env)
@@ -216,6 +216,19 @@ class Statements(Part):
                 if value is not current:  # most names an arm did not touch: the same object
                     env[name] = current | value if current else value
 
+    def bound(self, name: str, source: ast.expr) -> None:
+        """What the walk keeps of ``name = source`` besides its value: a tensor made on a
+        device, a lambda (called, its body runs), an instance of a project class."""
+        if isinstance(source, ast.Lambda):
+            self.state.lambdas[name] = source
+        elif isinstance(source, ast.Call):
+            if targets_device(source, self.state.constant):
+                self.state.on_device.add(name)
+            if isinstance(source.func, (ast.Name, ast.Attribute)):
+                made = self.resolver.resolve(self.info, self.state.scope, source.func)
+                if made is not None:
+                    self.state.instances[name] = made
+
     def assign(self, target: ast.expr, value: Value, env: dict[str, Value], augment: bool = False,
                source: ast.expr | None = None) -> None:
         """``target = value``; ``source``: the expression assigned, when it is one (``a[i] = b[j]``)."""
@@ -225,6 +238,8 @@ class Statements(Part):
             else:
                 self.state.contained.pop(target.id, None)
                 self.state.on_device.discard(target.id)
+                self.state.lambdas.pop(target.id, None)
+                self.state.instances.pop(target.id, None)
             env[target.id] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:

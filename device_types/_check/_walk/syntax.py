@@ -162,11 +162,12 @@ def is_cpu_literal(node: ast.AST, constant: ConstantLookup = no_constants, depth
     a module's constant ``CPU = "cpu"``)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value == "cpu" or node.value.startswith("cpu:")
-    if isinstance(node, ast.Call) and node.args:
+    if isinstance(node, ast.Call):
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        if name.lower() == sem.DEVICE_PARAMETER:
-            return is_cpu_literal(node.args[0], constant, depth + 1)
+        kind = node.args[:1] or [k.value for k in node.keywords if k.arg == sem.DEVICE_TYPE_PARAMETER]
+        if name.lower() == sem.DEVICE_PARAMETER and kind:
+            return is_cpu_literal(kind[0], constant, depth + 1)
     if isinstance(node, ast.Name) and depth < 4:
         bound = constant(node.id)
         return bound is not None and is_cpu_literal(bound, constant, depth + 1)

@@ -105,6 +105,19 @@ class Writes(Part):
         if out is not None:
             self.write_into(out, None)
 
+    def device_index(self, index: Value) -> None:
+        """A device tensor indexed with host data (``a[i]``, ``a[idx_array]``): the elements are
+        picked on the device, the index is an operand staged for it. In a host loop, indices
+        read back are addresses the host computes the op's result with, one element at a time
+        (``for i in idx.tolist(): rows.append(a[i])``); outside one, a read-back scalar only
+        chooses an element (a host sync) and an array is uploaded as the gather's operand."""
+        if self.state.loops:
+            for root in roots(index):
+                if root.kind == "read":
+                    self.recorder.sunk(replace(root, scalar=False), Sink("drives_copies"))
+            return
+        self.sink(index, Sink("upload"), known_upload=False)
+
     def host_addressed(self, name: str, all_args: Value) -> None:
         """A device copy issued from a host loop with addresses computed from data read back
         (``memcpy_d2d(out + i, src + int(idx[i]) * n)``): the host computes the op's result."""

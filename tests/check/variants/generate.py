@@ -92,6 +92,8 @@ CPU_SPELLINGS = [
     ("to_kw_module_const", '.to(device=CPU), module constant', "", "a.to(device=CPU)"),
     ("to_imported_const", '.to(HOST_NAME), a constant imported from vfw.constants', "", "a.to(HOST_NAME)"),
     ("to_kw_torch_device", '.to(device=torch.device("cpu"))', "", 'a.to(device=torch.device("cpu"))'),
+    ("to_device_type_kw", '.to(torch.device(type="cpu"))', "", 'a.to(torch.device(type="cpu"))'),
+    ("lambda_cpu", '.cpu() inside a lambda called in place', "", "(lambda t: t.cpu())(a)"),
 ]
 
 #: every way the host result reaches the device (or is returned as the op's output): (name, transformation, statement over h)
@@ -265,6 +267,16 @@ def {stem}_nested(a):
 class {cls}Op:
     def forward(self, a):
 {body(8)}
+""")
+        m.add(seed, f"{what} in a method of an instance the op makes", label, f"""
+class {cls}Host:
+    def run(self, a):
+{body(8)}
+
+
+def {stem}_instance(a):
+    op = {cls}Host()
+    return op.run(a){inner_mark}
 """)
         m.add(seed, f"{what} in an except handler", label, f"""
 def {stem}_except(a):

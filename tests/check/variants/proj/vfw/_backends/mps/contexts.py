@@ -30,6 +30,17 @@ class ReluOp:
         return relu(a.cpu()).to(a.device)  # E: readback
 
 
+# relu_rt / .cpu(), framework relu in a method of an instance the op makes [fallback]
+class ReluHost:
+    def run(self, a):
+        return relu(a.cpu()).to(a.device)  # E: readback
+
+
+def relu_instance(a):
+    op = ReluHost()
+    return op.run(a)  # E: indirect
+
+
 # relu_rt / .cpu(), framework relu in an except handler [fallback]
 def relu_except(a):
     try:
@@ -74,6 +85,18 @@ class ScaleOp:
     def forward(self, a):
         h = a.to("cpu")  # E: readback
         return (h * 2.0 + 1.0).to(a.device)
+
+
+# scale_rt / .to("cpu"), operators in a method of an instance the op makes [fallback]
+class ScaleHost:
+    def run(self, a):
+        h = a.to("cpu")  # E: readback
+        return (h * 2.0 + 1.0).to(a.device)
+
+
+def scale_instance(a):
+    op = ScaleHost()
+    return op.run(a)  # E: indirect
 
 
 # scale_rt / .to("cpu"), operators in an except handler [fallback]
@@ -126,6 +149,18 @@ class SigmoidOp:
         return from_numpy(1.0 / (1.0 + np.exp(-arr)), a.dtype, a.device)
 
 
+# sigmoid_np / to_numpy, numpy, from_numpy in a method of an instance the op makes [fallback]
+class SigmoidHost:
+    def run(self, a):
+        arr = to_numpy(a)  # E: readback
+        return from_numpy(1.0 / (1.0 + np.exp(-arr)), a.dtype, a.device)
+
+
+def sigmoid_instance(a):
+    op = SigmoidHost()
+    return op.run(a)  # E: indirect
+
+
 # sigmoid_np / to_numpy, numpy, from_numpy in an except handler [fallback]
 def sigmoid_except(a):
     try:
@@ -172,6 +207,17 @@ def relu_clean_nested(a):
 class ReluCleanOp:
     def forward(self, a):
         return relu(a).to(a.device)
+
+
+# relu_rt / on device (no readback) in a method of an instance the op makes [clean]
+class ReluCleanHost:
+    def run(self, a):
+        return relu(a).to(a.device)
+
+
+def relu_clean_instance(a):
+    op = ReluCleanHost()
+    return op.run(a)
 
 
 # relu_rt / on device (no readback) in an except handler [clean]

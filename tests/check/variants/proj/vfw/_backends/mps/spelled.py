@@ -78,6 +78,16 @@ def relu_rt_to_kw_torch_device(a):
     return relu(a.to(device=torch.device("cpu"))).to(a.device)  # E: readback
 
 
+# relu_rt / CPU target .to(torch.device(type="cpu")) [fallback]
+def relu_rt_to_device_type_kw(a):
+    return relu(a.to(torch.device(type="cpu"))).to(a.device)  # E: readback
+
+
+# relu_rt / CPU target .cpu() inside a lambda called in place [fallback]
+def relu_rt_lambda_cpu(a):
+    return relu((lambda t: t.cpu())(a)).to(a.device)  # E: readback
+
+
 # scale_rt / operators in the middle, CPU target .cpu() [fallback]
 def scale_rt_cpu_method(a):
     return (a.cpu() * 2.0 + 1.0).to(a.device)  # E: readback
@@ -137,6 +147,16 @@ def scale_rt_to_imported_const(a):
 # scale_rt / operators in the middle, CPU target .to(device=torch.device("cpu")) [fallback]
 def scale_rt_to_kw_torch_device(a):
     return (a.to(device=torch.device("cpu")) * 2.0 + 1.0).to(a.device)  # E: readback
+
+
+# scale_rt / operators in the middle, CPU target .to(torch.device(type="cpu")) [fallback]
+def scale_rt_to_device_type_kw(a):
+    return (a.to(torch.device(type="cpu")) * 2.0 + 1.0).to(a.device)  # E: readback
+
+
+# scale_rt / operators in the middle, CPU target .cpu() inside a lambda called in place [fallback]
+def scale_rt_lambda_cpu(a):
+    return ((lambda t: t.cpu())(a) * 2.0 + 1.0).to(a.device)  # E: readback
 
 
 # scale_rt / upload: .to(device=a.device) [fallback]
