@@ -185,6 +185,12 @@ SAME_PLACE_OPS: Final[frozenset[str]] = frozenset({
     "new_ones", "new_full",
 })
 
+#: The ``SAME_PLACE_OPS`` that are views or copies of their input: they rearrange its data
+#: and compute nothing from it (on host data, ``t.cpu().permute(1, 2, 0)`` is still only the
+#: host data of ``t``).
+LAYOUT_OPS: Final[frozenset[str]] = frozenset(
+    op for op in SAME_PLACE_OPS if not op.endswith("_like") and not op.startswith("new_"))
+
 #: Ops whose one data operand is their first argument (the tensor, or the list of tensors of
 #: ``cat``/``stack``) and whose every other argument is metadata: sizes, dims, shapes, split
 #: sections, counts, or a tensor whose shape alone is read (``view_as``). Whatever those
@@ -235,6 +241,18 @@ CREATION_FACTORIES: Final[frozenset[str]] = frozenset({
     "randint", "randperm", "empty_strided", "tril_indices", "triu_indices", "scalar_tensor", "normal",
     "bartlett_window", "blackman_window", "hamming_window", "hann_window", "kaiser_window",
 })
+
+#: The arguments of ``CREATION_FACTORIES`` that are values of the tensor made, by position and
+#: keyword (``full``'s fill value, ``linspace``'s bounds); every other argument is a size, a
+#: count, a dtype or a seed: metadata, whatever computed it (a count read back sizes the
+#: output: a host sync at most, never data uploaded).
+FACTORY_VALUE_ARGUMENTS: Final[dict[str, tuple[tuple[int, str], ...]]] = {
+    "full": ((1, "fill_value"),),
+    "scalar_tensor": ((0, "s"),),
+    "linspace": ((0, "start"), (1, "end")),
+    "logspace": ((0, "start"), (1, "end")),
+    "normal": ((0, "mean"), (1, "std")),
+}
 
 #: Factories that also take their bounds as (0-dim) tensors: the bounds are read as
 #: scalars, so ``device=`` picks the device and no ``device`` gives the CPU, whatever

@@ -8,7 +8,7 @@ shape, a constant, a value of unknown type.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Literal, Union
 
@@ -17,7 +17,7 @@ from .. import _semantics as sem
 if TYPE_CHECKING:
     from .._vocabulary import HostVocabulary
 
-__all__ = ["ArrayOf", "COMPUTED", "EMPTY", "STORAGE", "Computed", "HostOnly", "LoopFilled", "Param", "Pending", "ReadOf",
+__all__ = ["accumulated", "ArrayOf", "COMPUTED", "EMPTY", "STORAGE", "Computed", "HostOnly", "LoopFilled", "Param", "Pending", "ReadOf",
            "Root", "Sink", "SinkKind", "StorageOf", "Value", "as_scalar", "data_operands", "is_host", "host_operands",
            "host_operands_of", "items_of", "overwritten", "params", "pending_of", "root_fields", "root_rank", "roots",
            "storage_step", "wrapped", "writes_back"]
@@ -223,11 +223,19 @@ def as_scalar(value: Value) -> Value:
 
     A value the host already computed with (``bool(np.allclose(a_np, b_np))``) stays what it
     is: the scalar is the op's result, computed on the host."""
-    from dataclasses import replace
 
     if COMPUTED in value:
         return value
     return frozenset(replace(a, scalar=True) if isinstance(a, Root) and not a.scalar else a for a in value)
+
+
+def accumulated(value: Value) -> Value:
+    """Scalars read back and accumulated over a host loop: data the host computed, no longer a
+    scalar operand (``total += a[i].item()``)."""
+    if not any(isinstance(a, Root) and a.scalar and a.kind == "read" for a in value):
+        return value
+    return frozenset(replace(a, scalar=False) if isinstance(a, Root) and a.scalar and a.kind == "read" else a
+                     for a in value) | {COMPUTED}
 
 
 def overwritten(buffer: Value) -> Value:

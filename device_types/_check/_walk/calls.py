@@ -83,8 +83,9 @@ class Calls(Part):
             return self.inlined(func, "", args, kwargs, env)
         if is_ctypes_array_type(func, lambda e: self.resolver.resolve(self.info, self.state.scope, e)):
             return frozenset({HostOnly("ctypes buffer")})  # (ctypes.c_char * n)(): host memory
-        callee = self.expr(func, env)
-        return self.unknown_call(node, "", all_args | callee, kwargs, args)
+        # ``steps[idx](x)``: what picks the callee is control flow; the callee is code, not data
+        self.expr(func, env)
+        return self.unknown_call(node, "", all_args, kwargs, args)
 
     def inlined(self, function: ast.Lambda, name: str, args: list[Value], kwargs: dict[str | None, Value],
                 env: dict[str, Value]) -> Value:
@@ -152,9 +153,12 @@ class Calls(Part):
                     self.writes.contain(base, env.get(base, EMPTY), all_args)
                     env[base] = env.get(base, EMPTY) | all_args
             self.writes.out_argument(kwargs)
-            computed = frozenset({COMPUTED}) if name not in self.vocab.host_conversions and name not in self.vocab.container_add_methods else EMPTY
+            rearranges = name in self.vocab.host_conversions or name in sem.LAYOUT_OPS  # computes nothing
+            computed = frozenset({COMPUTED}) if not rearranges and name not in self.vocab.container_add_methods else EMPTY
             return receiver | all_args | computed
         if name in self.vocab.container_add_methods:
+            for argument in node.args:
+                self.expressions.collect(argument, env)
             base = base_name(func.value)
             if base is not None:
                 computes = self.state.loops and not all(self.expressions.collected(a) for a in node.args)
@@ -259,8 +263,10 @@ class Calls(Part):
             if targets_device(node, self.state.constant):
                 # created on the device (``torch.zeros(n, device=x.device)``): host values
                 # among its arguments are uploaded (a Python scalar sizes or fills it: no
-                # upload of data, ``sink``), and the result is no host data
-                return self.writes.sink(all_args, Sink("upload_by", f"{last}()"), known_upload=False)
+                # upload of data, ``sink``), and the result is no host data; a creation
+                # factory's sizes are metadata (``torch.empty(count)``), its values are data
+                values = factory_values(last, args, kwargs) if last in sem.CREATION_FACTORIES else all_args
+                return self.writes.sink(values, Sink("upload_by", f"{last}()"), known_upload=False)
             if last in sem.CREATION_FACTORIES and not any(k.arg == sem.DEVICE_PARAMETER for k in node.keywords):
                 # ``torch.arange(n)``: made on the CPU (no device named), from sizes: host memory
                 # holding nobody's device data; reading it back reads nothing from a device
@@ -392,3 +398,12 @@ class Calls(Part):
         # host data, and uploading it uploads what the host made. Whether it computes or only
         # converts (``Image.fromarray``) is not known: returned as is, it is no finding.
         return host_operands(all_args) - {COMPUTED}
+
+
+def factory_values(name: str, args: list[Value], kwargs: dict[str | None, Value]) -> Value:
+    """What a creation factory fills its tensor with (``sem.FACTORY_VALUE_ARGUMENTS``): not its
+    sizes, dtype or seed."""
+    value: Value = EMPTY
+    for position, keyword in sem.FACTORY_VALUE_ARGUMENTS.get(name, ()):
+        value = value | (args[position] if position < len(args) else kwargs.get(keyword, EMPTY))
+    return value

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ... import _semantics as sem
 from .._conditions import conjoin
 from .. import _codes as codes
-from .._values import COMPUTED, EMPTY, LoopFilled, Value, is_host, items_of, params, storage_step
+from .._values import COMPUTED, EMPTY, LoopFilled, Value, is_host, items_of, params, pending_of, storage_step
 from .recorder import COMPREHENSION
 from .state import Part
 from .syntax import counts
@@ -104,11 +104,27 @@ class Expressions(Part):
     def expr_Subscript(self, node: ast.Subscript, env: dict[str, Value]) -> Value:
         value = self.expr(node.value, env)
         index = self.expr(node.slice, env)
-        if is_host(index) and self.device_tensor(node.value, value):
+        picked = value if isinstance(node.slice, ast.Slice) else items_of(value)
+        if not is_host(index):
+            # an index on the device (an index map uploaded for this gather) is an operand: the
+            # elements picked are the indexed tensor's, not the data the index was built from
+            return picked | (index - pending_of(index))
+        if self.device_tensor(node.value, value):
             self.writes.device_index(index)
-            return value if isinstance(node.slice, ast.Slice) else items_of(value)
+            return picked
         # an index computed on the host picks host data too
-        return (value if isinstance(node.slice, ast.Slice) else items_of(value)) | index
+        return picked | index
+
+    def collect(self, element: ast.expr, env: dict[str, Value]) -> None:
+        """``element`` is what a loop collects (appended, a comprehension's element): an element
+        of a device tensor picked at a host index there is the loop assembling the result."""
+        if not self.state.loops:
+            return
+        if isinstance(element, ast.Starred):
+            element = element.value
+        if isinstance(element, ast.Subscript) and isinstance(element.value, ast.Name) \
+                and self.device_tensor(element.value, env.get(element.value.id, EMPTY)):
+            self.writes.picked(self.writes.addresses(element.slice, env))
 
     def device_tensor(self, node: ast.expr, value: Value) -> bool:
         """``node`` names a device tensor as far as the walk knows: a parameter of the op (not
@@ -162,6 +178,7 @@ class Expressions(Part):
         try:
             for element in elements:
                 value = value | self.expr(element, inner)
+                self.collect(element, inner)
         finally:
             self.state.loops -= 1
         return value

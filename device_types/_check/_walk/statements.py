@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Callable
 
 from .._conditions import NEVER, Condition, conjoin, disjoin
 from .._project import import_bindings
-from .._values import EMPTY, HostOnly, Value, items_of, roots
+from .._values import EMPTY, HostOnly, Value, accumulated, items_of, roots
 from .._carried import loop_reads
 from .state import Part
 from .syntax import base_name, counts, device_guard, exits, host_guard, targets_device, terminates
@@ -85,6 +85,10 @@ class Statements(Part):
                     self.bound(node.target.id, node.value)
         elif isinstance(node, ast.AugAssign):
             value = self.expr(node.value, env)
+            if self.state.loops and isinstance(node.target, ast.Name):
+                # ``total += a[i].item()`` in a loop: scalars read back, reduced on the host, are
+                # a result the host computes, no kernel operand staged
+                value = accumulated(value)
             current = self.expr(node.target, env)
             if isinstance(node.target, ast.Subscript):
                 self.writes.write_element(node.target, self.expr(node.target.value, env), value, env,

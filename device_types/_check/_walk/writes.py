@@ -107,16 +107,19 @@ class Writes(Part):
 
     def device_index(self, index: Value) -> None:
         """A device tensor indexed with host data (``a[i]``, ``a[idx_array]``): the elements are
-        picked on the device, the index is an operand staged for it. In a host loop, indices
-        read back are addresses the host computes the op's result with, one element at a time
-        (``for i in idx.tolist(): rows.append(a[i])``); outside one, a read-back scalar only
-        chooses an element (a host sync) and an array is uploaded as the gather's operand."""
-        if self.state.loops:
-            for root in roots(index):
-                if root.kind == "read":
-                    self.recorder.sunk(replace(root, scalar=False), Sink("drives_copies"))
-            return
-        self.sink(index, Sink("upload"), known_upload=False)
+        picked on the device. In a loop, a read-back index picks an operand (control flow, a
+        host sync) unless the loop collects what it picks (``picked``); outside one, an index
+        array is uploaded as the gather's operand (a read-back scalar only chooses: a host sync)."""
+        if not self.state.loops:
+            self.sink(index, Sink("upload"), known_upload=False)
+
+    def picked(self, index: Value) -> None:
+        """An element of a device tensor at ``index``, collected by a host loop (``rows.append(a[i])``,
+        ``[a[i] for i in ...]``): indices read back are addresses the host assembles the op's
+        result from, one element at a time."""
+        for root in roots(index):
+            if root.kind == "read":
+                self.recorder.sunk(replace(root, scalar=False), Sink("drives_copies"))
 
     def host_addressed(self, name: str, all_args: Value) -> None:
         """A device copy issued from a host loop with addresses computed from data read back
