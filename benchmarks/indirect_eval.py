@@ -327,6 +327,8 @@ def sibling_rows(findings: list[dict], labels: dict[tuple[str, str], str]) -> li
     found = fallbacks & flagged.keys()
     wrong = (set(labels) - fallbacks) & flagged.keys()
     return [("labelled functions", str(len(labels))),
+            ("  of them labelled fallback", str(len(fallbacks))),
+            ("flagged, labelled otherwise", str(len(wrong))),
             ("precision", _ratio(len(found), len(found) + len(wrong))),
             ("recall", _ratio(len(found), len(fallbacks))),
             ("findings (all codes)", str(len(findings)))]

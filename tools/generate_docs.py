@@ -136,6 +136,17 @@ class Facts:
                               "candle/_backends"], cwd=candle_root(), capture_output=True, text=True, timeout=600)
         return run.stdout.splitlines()
 
+    @cached_property
+    def mindtorch(self):  # -> (findings, {(path, function): label})
+        """The check on mindtorch's two backend modules, as ``benchmarks/indirect_eval.py`` runs it
+        (the mindnlp 0.5.1 wheel from the registry, a backends-only config, host syncs enabled)."""
+        from benchmarks import indirect_eval
+
+        engine = indirect_eval.Engine(ROOT)
+        project, targets, labels = indirect_eval.sibling_project(Path(self._tmp.name))
+        findings, _, _ = indirect_eval.run_check(engine, project, targets)
+        return findings, labels
+
 
 #: The functions whose findings docs/untyped-backends.md shows from the check on candle.
 CANDLE_EXAMPLES = (("candle/_backends/cuda/ops.py", "add"), ("candle/_backends/mps/creation.py", "randn_create"),
@@ -198,6 +209,33 @@ def candle_host_sync(facts: Facts) -> str:
     reported = host_syncs & facts.candle.by_function(host_sync=True).keys()
     as_fallback = host_syncs & facts.candle.by_function(host_sync=False).keys()
     return f"{len(reported)}/{len(host_syncs)}; {len(as_fallback) or 'none'}"
+
+
+def candle_indirect(facts: Facts) -> str:
+    """Indirect findings on candle that name a reached chain and the real root, as
+    ``benchmarks/indirect_eval.py`` judges them against ``candle-0.1.0a1-indirect.json``."""
+    from benchmarks.indirect_eval import INDIRECT_CODE, judge_indirect
+    from tests.check.candle_corpus import corpus_path, load_labels
+    from tests.check.labels import indirect
+
+    findings = [{**f, "path": corpus_path(f["path"])} for f in facts.candle.findings]
+    labels, edges = load_labels(), indirect.edges()
+    verdicts = [judge_indirect(f, findings, edges, labels)[0] for f in findings if f["code"] == INDIRECT_CODE]
+    return f"{verdicts.count('right')}/{len(verdicts)}"
+
+
+def mindnlp_score(facts: Facts) -> str:
+    """Per function on mindtorch (mindnlp 0.5.1) against ``mindnlp-0.5.1.json``, as
+    ``benchmarks/indirect_eval.py`` scores it (every code but host-sync)."""
+    from benchmarks.indirect_eval import by_function
+
+    findings, labels = facts.mindtorch
+    flagged = by_function(findings, host_sync=False).keys()
+    fallbacks = {k for k, v in labels.items() if v == "fallback"}
+    found, wrong = fallbacks & flagged, (labels.keys() - fallbacks) & flagged
+    if not fallbacks:
+        return f"none labelled fallback; {len(wrong)} of {len(labels)} flagged"
+    return f"recall {len(found)}/{len(fallbacks)}, precision {len(found)}/{len(found) + len(wrong)}"
 
 
 def candle_pairs(facts: Facts) -> str:
@@ -295,6 +333,8 @@ GENERATED: dict[str, Callable[[Facts], str]] = {
     "candle-recall-precision": candle_short,
     "candle-host-sync": candle_host_sync,
     "candle-pairs": candle_pairs,
+    "candle-indirect": candle_indirect,
+    "mindnlp-score": mindnlp_score,
 }
 
 
