@@ -185,6 +185,12 @@ SAME_PLACE_OPS: Final[frozenset[str]] = frozenset({
     "new_ones", "new_full",
 })
 
+#: Tensor methods that convert the dtype and keep the device (``x.float()``, ``x.double()``);
+#: ``.to(dtype)`` does the same.
+DTYPE_CONVERSIONS: Final[frozenset[str]] = frozenset({
+    "float", "double", "half", "bfloat16", "int", "long", "short", "char", "byte", "bool", "cfloat", "cdouble",
+})
+
 #: The ``SAME_PLACE_OPS`` that are views or copies of their input: they rearrange its data
 #: and compute nothing from it (on host data, ``t.cpu().permute(1, 2, 0)`` is still only the
 #: host data of ``t``).

@@ -20,6 +20,7 @@ from ._conditions import ALWAYS, NEVER, Condition, Subject, Sym, Test, conjoin, 
 from .._config import BACKEND_DEVICES
 from .. import _semantics as sem
 from ._project import FunctionInfo
+from ._walk.syntax import converts_dtype_only
 
 __all__ = ["GuardReader", "parameter_names"]
 
@@ -226,6 +227,10 @@ class GuardReader:
                 return None
             return ("g", self._resolve(expr) or f"{self.info.module}.{expr.id}", ())
         if isinstance(expr, ast.Attribute):
+            if expr.attr == sem.DEVICE_PARAMETER:
+                kept = self._device_kept_from(expr.value)
+                if kept is not None:  # ``x.device`` for ``x = a.float()``: ``a.device``
+                    return self.subject(ast.Attribute(kept, expr.attr, ast.Load()))
             base = self.subject(expr.value)
             if base is None or base[0] not in ("p", "g"):
                 return None
@@ -518,6 +523,9 @@ class GuardReader:
             return distinct
         op, left, right = expr.ops[0], expr.left, expr.comparators[0]
         if isinstance(op, (ast.In, ast.NotIn)):
+            in_text = self._device_in_text(expr)
+            if in_text is not None:
+                return in_text
             subject, values = self.subject(left), self._values(right)
             if subject is None and values is not None:
                 return self._normalised_test(left, values, isinstance(op, ast.In)) or _UNKNOWN
@@ -543,6 +551,32 @@ class GuardReader:
         if self._other_accelerator(subject, value):
             return (NEVER, ALWAYS) if isinstance(op, (ast.Eq, ast.Is)) else (ALWAYS, NEVER)
         return _pair(Test(subject, frozenset({value}), isinstance(op, (ast.Eq, ast.Is))))
+
+    def _device_kept_from(self, expr: ast.expr) -> ast.expr | None:
+        """The tensor whose device a local bound once has: ``x = a.to(torch.float64)``,
+        ``x = a.float()``, ``x = a.contiguous()`` keep ``a``'s device (``sem.SAME_PLACE_OPS``,
+        ``sem.DTYPE_CONVERSIONS``, ``.to`` of a dtype alone)."""
+        if not (isinstance(expr, ast.Name) and expr.id in self.bound_once and expr.id not in self._params):
+            return None
+        value = self.bound_once[expr.id]
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
+            return None
+        method = value.func.attr
+        if method in sem.SAME_PLACE_OPS or method in sem.DTYPE_CONVERSIONS \
+                or (method in sem.TARGET_TRANSFERS and converts_dtype_only(value)):
+            return value.func.value
+        return None
+
+    def _device_in_text(self, expr: ast.Compare) -> tuple[Condition, Condition] | None:
+        """``"mps" in str(x.device)``: the device's type, read from its text."""
+        left, right = expr.left, expr.comparators[0]
+        if not (isinstance(left, ast.Constant) and isinstance(left.value, str) and isinstance(right, ast.Call)
+                and isinstance(right.func, ast.Name) and right.func.id == "str" and len(right.args) == 1):
+            return None
+        subject = self.subject(right.args[0])
+        if subject is None or not self._other_accelerator((*subject[:2], (*subject[2], "type")), left.value):
+            return None
+        return (NEVER, ALWAYS) if isinstance(expr.ops[0], ast.In) else (ALWAYS, NEVER)
 
     def _other_accelerator(self, subject: Subject, value: Any) -> bool:
         """``x.device.type`` (or a ``device`` parameter's ``.type``) against another backend's

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import ast
 
+from ... import _semantics as sem
 from .. import _codes as codes
 from .._conditions import ALWAYS, NEVER, Condition, conjoin, disjoin
-from .._values import COMPUTED, LoopFilled, Pending, ReadOf, Root, Value, params, roots
+from .._values import COMPUTED, HostOnly, LoopFilled, Pending, ReadOf, Root, Value, params, roots
 from .events import Facts
 from .events import Sink
 from .state import WalkState
@@ -61,6 +62,10 @@ class Recorder:
         """Host data read from ``receiver`` at ``node`` (``what`` defaults to the call as written);
         ``copy``: a private copy, not a view of the tensor's memory."""
         param_indices = params(receiver)
+        if param_indices and all(on_the_cpu(self.state.path, index) for index in param_indices):
+            # ``if pos.device.type == "cpu" and ...: pos.to("cpu", torch.float32)``: host memory
+            # already, on every path that gets here: nothing is read from a device
+            return receiver | frozenset({HostOnly("a tensor on the CPU")})
         key = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0), what or "")
         root = self.root_ids.get(key)
         if root is None:
@@ -131,6 +136,15 @@ class Recorder:
                 facts.returned_when[root] = when
         facts.assumed = frozenset(self.state.assumed)
         return facts
+
+
+def on_the_cpu(path: Condition, index: int) -> bool:
+    """Whether every way ``path`` holds has parameter ``index``'s device type be the CPU's."""
+    return bool(path) and all(
+        any(test.positive and test.values == frozenset({"cpu"}) and test.subject[0] == "p"
+            and test.subject[1] == index and tuple(test.subject[2][-2:]) == (sem.DEVICE_PARAMETER, "type")
+            for test in conjunction)
+        for conjunction in path)
 
 
 def filled_what(name: str) -> str:

@@ -69,7 +69,9 @@ class Statements(Part):
         after_body = NEVER if exits_body else when_true
         after_else = NEVER if exits_else else (conjoin(when_false, inner) if inner is not None else when_false)
         continues = disjoin(after_body, after_else)
-        return continues if continues else None
+        if not continues and exits_body and (exits_else or inner is not None and not inner):
+            return None  # every arm ends: what follows is dead as written, and keeps its path
+        return continues  # NEVER where a test is decided (another accelerator's branch): unreached
 
     def stmt(self, node: ast.stmt, env: dict[str, Value]) -> None:
         if isinstance(node, ast.Assign):
