@@ -82,6 +82,10 @@ TARGET_TRANSFERS: Final[frozenset[str]] = frozenset({"to"})
 #: Ops that hand tensor data to the host as Python or numpy objects.
 READBACKS: Final[frozenset[str]] = frozenset({"numpy", "tolist", "__array__"})
 
+#: Readbacks whose elements are Python scalars (a 1-D tensor's ``.tolist()``): one element
+#: used as a kernel's operand is a staged scalar, as ``.item()`` is.
+SCALAR_ELEMENT_READBACKS: Final[frozenset[str]] = frozenset({"tolist"})
+
 #: Ops that return a Python scalar and so wait for the device (allowed; the plugin
 #: reports them only under the opt-in code ``device-host-sync``).
 HOST_SYNCS: Final[frozenset[str]] = frozenset({"item"})

@@ -17,7 +17,7 @@ from .. import _semantics as sem
 if TYPE_CHECKING:
     from .._vocabulary import HostVocabulary
 
-__all__ = ["accumulated", "ArrayOf", "COMPUTED", "EMPTY", "STORAGE", "Computed", "HostOnly", "LoopFilled", "Param", "Pending", "ReadOf",
+__all__ = ["accumulated", "root_identity", "ArrayOf", "COMPUTED", "EMPTY", "STORAGE", "Computed", "HostOnly", "LoopFilled", "Param", "Pending", "ReadOf",
            "Root", "Sink", "SinkKind", "StorageOf", "Value", "as_scalar", "data_operands", "is_host", "host_operands",
            "host_operands_of", "items_of", "overwritten", "params", "pending_of", "root_fields", "root_rank", "roots",
            "storage_step", "wrapped", "writes_back"]
@@ -55,6 +55,9 @@ class Root:
     #: A private host copy (``.cpu()``, ``.to("cpu")`` of a device tensor): a write into it
     #: writes into no tensor; uploaded, it is host data like any other.
     copy: bool = False
+    #: Its elements are Python scalars (``.tolist()``, ``sem.SCALAR_ELEMENT_READBACKS``): an
+    #: item of it (``xs[0]``, a loop's variable) is a scalar.
+    scalar_items: bool = False
 
 
 @dataclass(frozen=True)
@@ -229,6 +232,12 @@ def as_scalar(value: Value) -> Value:
     return frozenset(replace(a, scalar=True) if isinstance(a, Root) and not a.scalar else a for a in value)
 
 
+def root_identity(root: Root) -> tuple[object, ...]:
+    """A root whatever the flags a value's use set on it (``scalar``, ``scalar_items``): where
+    and what it is."""
+    return (root.kind, root.path, root.line, root.column, root.what, root.chain)
+
+
 def accumulated(value: Value) -> Value:
     """Scalars read back and accumulated over a host loop: data the host computed, no longer a
     scalar operand (``total += a[i].item()``)."""
@@ -246,10 +255,12 @@ def overwritten(buffer: Value) -> Value:
 
 def items_of(container: Value) -> Value:
     """What iterating or indexing ``container`` gives: an item of a loop-filled list is not
-    itself a loop-filled list (its other origins, e.g. data read back, stay)."""
-    if not any(isinstance(a, LoopFilled) for a in container):
+    itself a loop-filled list (its other origins, e.g. data read back, stay); an item of a
+    list of Python scalars read back (``.tolist()``) is a scalar."""
+    if not any(isinstance(a, LoopFilled) or isinstance(a, Root) and a.scalar_items for a in container):
         return container
-    return frozenset(a for a in container if not isinstance(a, LoopFilled))
+    return frozenset(replace(a, scalar=True, scalar_items=False) if isinstance(a, Root) and a.scalar_items else a
+                     for a in container if not isinstance(a, LoopFilled))
 
 
 def pending_of(value: Value) -> Value:

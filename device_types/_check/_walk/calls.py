@@ -139,7 +139,8 @@ class Calls(Part):
         if name in sem.READBACKS or self.vocab.readback_name.search(name):
             if is_host(receiver):
                 return receiver | all_args
-            return self.recorder.readback(node, receiver, f'".{name}()"', codes.READBACK)
+            return self.recorder.readback(node, receiver, f'".{name}()"', codes.READBACK,
+                                          scalar_items=name in sem.SCALAR_ELEMENT_READBACKS)
         if name in sem.SHAPE_ARGUMENT_OPS:  # x.split(sizes): the sizes are metadata
             all_args = data_operands(name, args, kwargs, False, method=True) or EMPTY
         if is_host(receiver):

@@ -13,7 +13,7 @@ import ast
 from ... import _semantics as sem
 from .. import _codes as codes
 from .._conditions import ALWAYS, NEVER, Condition, conjoin, disjoin
-from .._values import COMPUTED, HostOnly, LoopFilled, Pending, ReadOf, Root, Value, params, roots
+from .._values import COMPUTED, HostOnly, LoopFilled, Pending, ReadOf, Root, Value, params, root_identity, roots
 from .events import Facts
 from .events import Sink
 from .state import WalkState
@@ -38,9 +38,14 @@ class Recorder:
         self.returned_paths: dict[Root, Condition] = {}
         #: When each upload of host-built data is returned (the op's result): a fallback path, then.
         self.returned_pending: dict[Pending, Condition] = {}
+        #: Each root as it was made, by where and what it is (``_identity``).
+        self.made: dict[tuple[object, ...], Root] = {}
 
     def sunk(self, root: Root, how: Sink, when: Condition | None = None) -> None:
-        """``root`` reaches the device as (part of) a result: a fallback path, taken when ``when``."""
+        """``root`` reaches the device as (part of) a result: a fallback path, taken when ``when``.
+        The root as it was made, whatever the value that carried it made of it (a scalar item
+        of it, ``items_of``; the same data no longer a scalar, ``accumulated``)."""
+        root = self.made.get(root_identity(root), root)
         self.facts.sunk.append((root, how))
         self.sunk_when[root] = disjoin(self.sunk_when.get(root, NEVER), self.state.path if when is None else when)
 
@@ -54,11 +59,13 @@ class Recorder:
             self.sunk(root, how)
 
     def created(self, root: Root) -> None:
+        self.made.setdefault(root_identity(root), root)
         self.created_when[root] = disjoin(self.created_when.get(root, NEVER), self.state.path)
 
     def readback(self, node: ast.AST, receiver: Value, what: str | None, code: str,
                  chain: tuple[str, ...] = (), origin: tuple[str, int, str] | None = None,
-                 steps: tuple[tuple[str, int, int, str], ...] = (), copy: bool = False) -> Value:
+                 steps: tuple[tuple[str, int, int, str], ...] = (), copy: bool = False,
+                 scalar_items: bool = False) -> Value:
         """Host data read from ``receiver`` at ``node`` (``what`` defaults to the call as written);
         ``copy``: a private copy, not a view of the tensor's memory."""
         param_indices = params(receiver)
@@ -71,7 +78,8 @@ class Recorder:
         if root is None:
             what = what or shown(node)  # type: ignore[arg-type]
             root = Root("read", code, what, self.info.path, key[0], key[1], chain, origin,
-                        min(param_indices) if param_indices else None, steps=steps, copy=copy)
+                        min(param_indices) if param_indices else None, steps=steps, copy=copy,
+                        scalar_items=scalar_items)
             self.root_ids[key] = root
             self.facts.created.append(root)
         self.created(root)

@@ -7,7 +7,7 @@ import ast
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
-from .._values import EMPTY, ArrayOf, Value, params, pending_of, roots, writes_back
+from .._values import EMPTY, ArrayOf, Root, Value, params, pending_of, roots, writes_back
 from .events import Sink
 from .state import Part
 from .syntax import base_name
@@ -63,12 +63,25 @@ class Writes(Part):
                     if root.kind == "read":
                         self.recorder.sunk(replace(root, scalar=False), Sink("drives_copies"))
             outer, self.state.pending = self.state.pending, EMPTY
+            if self.state.loops and self.is_item(source):
+                # scalars read back, written one by one by a host loop (``out[0, 2] = cx`` for
+                # ``cx`` in ``cxs.tolist()``): the tensor's data, through the host
+                value = frozenset(replace(a, scalar=False) if isinstance(a, Root) and a.kind == "read" else a
+                                  for a in value)
             self.sink(value, Sink("device_write"))
             written, self.state.pending = self.state.pending, outer
             if written:  # the tensor now holds data the host built: a finding if it is returned
                 env[target.value.id] = env.get(target.value.id, EMPTY) | written
             return
         self.write_into(container, base, value, copies)
+
+    def is_item(self, source: ast.expr | None) -> bool:
+        """``source`` is a value as it was read, not something computed from it: a name, or
+        a scalar conversion of one (``float(v)``)."""
+        if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and len(source.args) == 1 \
+                and source.func.id in self.vocab.scalar_builtins:
+            source = source.args[0]
+        return isinstance(source, ast.Name)
 
     def contain(self, base: str, current: Value, value: Value) -> None:
         """``value`` is written into (or appended to) what ``base`` holds (``current``): its

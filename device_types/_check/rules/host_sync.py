@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from ..._finding import Finding
 from .. import _codes as codes
-from .._values import roots
+from .._values import root_identity, roots
 from ._function import FunctionFacts
 
 CODE = codes.HOST_SYNC
@@ -15,13 +15,16 @@ CODE = codes.HOST_SYNC
 
 def findings(function: FunctionFacts) -> Iterator[Finding]:
     facts = function.facts
-    sunk = {root for root, _ in facts.sunk}
+    sunk = {root_identity(root) for root, _ in facts.sunk}
+    # returned as it was made (``return to_numpy(t)``): a primitive; a scalar or an element made
+    # of it (``int(sum(xs))``, ``[i for i, v in enumerate(xs) if v]``) is a value it computed
     returned = set(roots(frozenset(facts.returned)))
     # a readback returned as it is: the function's own argument read back is a primitive
     # (``_to_numpy``); a value it computed on the device and read back is a host sync
     # reported where the readback is: a helper's sync is not its callers' (no chain)
+    escaped = {root_identity(root) for root in facts.escaped}
     synced = [r for r in facts.created
-              if r not in sunk and r not in facts.escaped and r.kind == "read" and not r.chain
+              if root_identity(r) not in sunk and root_identity(r) not in escaped and r.kind == "read" and not r.chain
               and (r not in returned or r.param is None)]
     if not synced:
         return

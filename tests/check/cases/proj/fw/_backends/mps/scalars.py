@@ -21,3 +21,29 @@ def count_sizes_output(a, sizes):
 def max_as_fill_value(a):
     """One scalar read back and staged as the fill value: a host sync."""
     return torch.full(a.shape, a.max().item(), device=a.device)
+
+
+def taps_as_scalars(hist, weight):
+    """The elements of a 1-D readback, each a kernel's scalar operand: a host sync."""
+    taps = weight.tolist()
+    out = torch.mul(hist, taps[0])
+    for value in taps[1:]:
+        out.add_(hist, alpha=value)
+    return out
+
+
+def per_class_values(scores):
+    """Computed on the device, handed out as the API's Python floats: a host sync."""
+    ap = scores.mean(dim=1)
+    return ap.mean(), {c: float(v) for c, v in enumerate(ap.tolist())}
+
+
+def matrices_from_readback(xs, device):
+    """The same elements written one by one into device tensors by a host loop: the data itself
+    goes through the host."""
+    out = []
+    for x in xs.tolist():  # E: device-readback
+        m = torch.eye(3, device=device)
+        m[0, 2] = x
+        out.append(m)
+    return torch.stack(out)
