@@ -120,4 +120,6 @@ class LineMap:
             cpu_when={(line(own, n), column): when for (n, column), when in facts.cpu_when.items()},
             returned_when={self.root(root): when for root, when in facts.returned_when.items()},
             assumed=facts.assumed,
+            returns_literal=facts.returns_literal,
+            returns_value=facts.returns_value,
         )

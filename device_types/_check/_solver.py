@@ -420,6 +420,7 @@ class Analysis:
             returned_roots=returned_roots,
             returned_when=frozenset((r, w) for r, w in facts.returned_when.items() if r in returned_roots),
             scalar_return=bool(roots(returned)) and all(r.scalar for r in roots(returned)),
+            returns_literal=facts.returns_literal and not facts.returns_value,
             uploads=frozenset(facts.uploaded_params),
             maybe_uploads=frozenset(facts.maybe_uploaded_params),
             array_uploads=frozenset(facts.array_uploads),

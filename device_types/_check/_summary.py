@@ -38,6 +38,9 @@ class Summary:
     returns_param: frozenset[int] = frozenset()
     #: What it returns of host data is a Python scalar (``int(buf.value)``): a sync, not data.
     scalar_return: bool = False
+    #: It returns literals only (``return False``; it may raise): whatever host data it is
+    #: given, none of it comes back in its result.
+    returns_literal: bool = False
     #: Host data made inside the function (or its helpers) that it returns.
     returned_roots: frozenset[Root] = frozenset()
     #: When each of ``returned_roots`` is returned, over the parameters, where that is not

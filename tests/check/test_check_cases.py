@@ -55,8 +55,9 @@ def test_host_syncs_are_opt_in() -> None:
         ("fw/_backends/mps/spellings.py", "pick_one_row", 59),  # one element chosen by a scalar read back
         ("fw/_backends/mps/scalars.py", "count_sizes_output", 17),  # a count read back sizes the output
         ("fw/_backends/mps/scalars.py", "max_as_fill_value", 23),  # one scalar staged as a fill value
-        ("fw/_backends/mps/scalars.py", "taps_as_scalars", 28),  # elements of a readback as kernel scalars
-        ("fw/_backends/mps/scalars.py", "per_class_values", 38),  # the API's Python floats
+        ("fw/_backends/mps/scalars.py", "check_range", 34),  # validated; the helper returns a literal
+        ("fw/_backends/mps/scalars.py", "taps_as_scalars", 42),  # elements of a readback as kernel scalars
+        ("fw/_backends/mps/scalars.py", "per_class_values", 52),  # the API's Python floats
         ("fw/_backends/mps/selection.py", "steps_in_drawn_order", 12),  # picks which callable runs
         ("fw/_backends/mps/selection.py", "factor_in_drawn_order", 19),  # picks an operand
     }

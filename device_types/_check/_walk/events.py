@@ -48,3 +48,6 @@ class Facts:
     returned_when: dict[Root, Condition] = field(default_factory=dict)
     #: The function's preconditions (``WalkState.assumed``): left out where a condition is said.
     assumed: frozenset[Test] = frozenset()
+    #: A ``return`` of a literal was seen (``return False``); one of anything else was seen.
+    returns_literal: bool = False
+    returns_value: bool = False

@@ -68,7 +68,8 @@ class ProjectCalls(Part):
         # into) the callee computes with where it is: its result is host data too
         consumed = summary.returns_param | summary.returns_read_of | summary.uploads | summary.array_uploads \
             | summary.maybe_uploads | summary.reads_into
-        unaccounted = [v for i, v in bound.items() if v and i not in consumed]
+        # a callee that returns literals only (``return False``) returns none of it
+        unaccounted = [v for i, v in bound.items() if v and i not in consumed and not summary.returns_literal]
         result: Value = wrapped(frozenset().union(*unaccounted)) if constructs(callee.short) \
             else EMPTY if on_device else host_operands_of(unaccounted)
         read_when = dict(summary.returns_read_when)

@@ -99,6 +99,10 @@ class Statements(Part):
                 self.writes.write_into(current, base_name(node.target), value)
             self.assign(node.target, current | value, env, augment=True)
         elif isinstance(node, ast.Return):
+            if node.value is None or isinstance(node.value, ast.Constant):
+                self.facts.returns_literal = True
+            else:
+                self.facts.returns_value = True
             if node.value is not None:
                 self.recorder.returned(self.expr(node.value, env))
         elif isinstance(node, ast.Expr):

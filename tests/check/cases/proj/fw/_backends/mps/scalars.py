@@ -23,6 +23,20 @@ def max_as_fill_value(a):
     return torch.full(a.shape, a.max().item(), device=a.device)
 
 
+def _invalid_range(raises, low, high):
+    if raises:
+        raise ValueError(f"values out of range: [{low}, {high}]")
+    return False
+
+
+def check_range(x, raises=True):
+    """Read back only to validate; the helper given the values returns a literal: a host sync."""
+    low, high = torch.stack(torch.aminmax(x)).tolist()
+    if not (0.0 <= low and high <= 1.0):
+        return _invalid_range(raises, low, high)
+    return True
+
+
 def taps_as_scalars(hist, weight):
     """The elements of a 1-D readback, each a kernel's scalar operand: a host sync."""
     taps = weight.tolist()
