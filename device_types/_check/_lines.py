@@ -122,4 +122,6 @@ class LineMap:
             assumed=facts.assumed,
             returns_literal=facts.returns_literal,
             returns_value=facts.returns_value,
+            meta_params=set(facts.meta_params),
+            data_params=set(facts.data_params),
         )

@@ -421,6 +421,7 @@ class Analysis:
             returned_when=frozenset((r, w) for r, w in facts.returned_when.items() if r in returned_roots),
             scalar_return=bool(roots(returned)) and all(r.scalar for r in roots(returned)),
             returns_literal=facts.returns_literal and not facts.returns_value,
+            metadata_params=frozenset(facts.meta_params - facts.data_params),
             uploads=frozenset(facts.uploaded_params),
             maybe_uploads=frozenset(facts.maybe_uploaded_params),
             array_uploads=frozenset(facts.array_uploads),

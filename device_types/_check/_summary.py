@@ -41,6 +41,9 @@ class Summary:
     #: It returns literals only (``return False``; it may raise): whatever host data it is
     #: given, none of it comes back in its result.
     returns_literal: bool = False
+    #: Parameters it uses only as metadata (a size, a dim, a device: ``Facts.meta_params``):
+    #: host data a caller passes there is not computed with.
+    metadata_params: frozenset[int] = frozenset()
     #: Host data made inside the function (or its helpers) that it returns.
     returned_roots: frozenset[Root] = frozenset()
     #: When each of ``returned_roots`` is returned, over the parameters, where that is not

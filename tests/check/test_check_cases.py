@@ -59,6 +59,8 @@ def test_host_syncs_are_opt_in() -> None:
         ("fw/_backends/mps/scalars.py", "taps_as_scalars", 42),  # elements of a readback as kernel scalars
         ("fw/_backends/mps/scalars.py", "per_class_values", 52),  # the API's Python floats
         ("fw/_backends/mps/selection.py", "steps_in_drawn_order", 12),  # picks which callable runs
+        ("fw/_backends/mps/sizes.py", "resize_to_read_size", 24),  # a size, through a helper that sizes with it
+        ("fw/_backends/mps/sizes.py", "buffer_of_read_size", 29),  # a count, through a helper's torch.empty
         ("fw/_backends/mps/selection.py", "factor_in_drawn_order", 19),  # picks an operand
     }
 

@@ -16,6 +16,7 @@ The walk is parts with one job each, sharing ``WalkState``:
 * ``calls``: a call's transfer, by what it calls; ``project_calls``: a project function's,
   through its summary;
 * ``writes``: where host data goes (uploads, writes into tensors);
+* ``uses``: whether a call takes a parameter as metadata or as data;
 * ``recorder``: the typed events (``events.Facts``) that ``_solver`` summarises and
   ``rules`` turns into findings.
 """
@@ -34,6 +35,7 @@ from .project_calls import ProjectCalls
 from .recorder import Recorder
 from .state import Resolver, WalkState
 from .statements import Statements
+from .uses import ArgumentUses
 from .writes import Writes
 
 __all__ = ["Facts", "FunctionInfo", "Resolver", "Sink", "Walk", "interpret"]
@@ -68,6 +70,7 @@ class Walk:
         self.expressions = expressions = Expressions(state)
         self.calls = calls = Calls(state)
         self.project_calls = project_calls = ProjectCalls(state)
+        self.uses = calls.uses = ArgumentUses(state)
         expr = expressions.expr
         for part in (writes, statements, calls, project_calls):
             part.expr = expr
@@ -79,6 +82,7 @@ class Walk:
     def close(self) -> None:
         """Break the parts' references to each other: the check runs with the cycle collector
         paused, so a walk's cycles would keep its parts, state and trees alive to the end."""
-        for part in (self.recorder, self.writes, self.statements, self.expressions, self.calls, self.project_calls):
+        for part in (self.recorder, self.writes, self.statements, self.expressions, self.calls, self.project_calls,
+                     self.uses):
             part.__dict__.clear()
         self.state.__dict__.clear()

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .expressions import Expressions
     from .project_calls import ProjectCalls
     from .recorder import Recorder
+    from .uses import ArgumentUses
     from .writes import Writes
 
 
@@ -36,6 +37,7 @@ class Calls(Part):
     expressions: Expressions
     project_calls: ProjectCalls
     recorder: Recorder
+    uses: ArgumentUses
     writes: Writes
 
     def call(self, node: ast.Call, env: dict[str, Value]) -> Value:
@@ -71,6 +73,7 @@ class Calls(Part):
                 if func.id in self.state.lambdas:
                     return self.inlined(self.state.lambdas[func.id], func.id, args, kwargs, env)
                 if func.id in env:  # a local callable value: unknown
+                    self.uses.data(all_args)
                     return self.unknown_call(node, func.id, all_args, kwargs, args)
                 return self.builtin_call(node, func.id, args, all_args, kwargs)
             return self.named_call(node, dotted, args, kwargs, all_args, env)
@@ -85,6 +88,7 @@ class Calls(Part):
             return frozenset({HostOnly("ctypes buffer")})  # (ctypes.c_char * n)(): host memory
         # ``steps[idx](x)``: what picks the callee is control flow; the callee is code, not data
         self.expr(func, env)
+        self.uses.data(all_args)
         return self.unknown_call(node, "", all_args, kwargs, args)
 
     def inlined(self, function: ast.Lambda, name: str, args: list[Value], kwargs: dict[str | None, Value],
@@ -113,6 +117,7 @@ class Calls(Part):
     def method_call(self, node: ast.Call, func: ast.Attribute, receiver: Value, args: list[Value],
                     kwargs: dict[str | None, Value], all_args: Value, env: dict[str, Value]) -> Value:
         name = func.attr
+        self.uses.method(name, receiver, args, kwargs)
         if name in sem.METADATA:
             return EMPTY
         if name in self.vocab.storage_names and not node.args and not node.keywords:
@@ -194,6 +199,8 @@ class Calls(Part):
                    all_args: Value, env: dict[str, Value], receiver: ast.expr | None = None) -> Value:
         declared = self.resolver.declared(dotted)
         head, _, last = dotted.rpartition(".")
+        callee = self.resolver.function(dotted)
+        self.uses.named(last, dotted, callee, args, kwargs, receiver is not None)
         if head == sem.TENSOR_CLASS and node.args and not isinstance(node.args[0], ast.Starred):
             # ``torch.Tensor.cpu(a)``: the method, unbound: what ``a.cpu()`` does
             method = ast.copy_location(ast.Attribute(node.args[0], last, ast.Load()), node.func)
@@ -214,7 +221,6 @@ class Calls(Part):
             if api.source < len(args):
                 self.writes.sink(args[api.source], Sink("h2d_copy", f"{last}()"))
             return EMPTY
-        callee = self.resolver.function(dotted)
         if callee is not None:
             return self.project_calls.project_call(node, callee, args, kwargs, env, receiver)
         top = dotted.partition(".")[0]
@@ -368,6 +374,7 @@ class Calls(Part):
             return frozenset({LoopFilled(RANGE, node.lineno, node.col_offset)})
         if name in self.vocab.inert_builtins:
             return EMPTY
+        self.uses.data(all_args)
         return self.unknown_call(node, name, all_args, kwargs, args)
 
     def copy_direction(self, node: ast.Call, name: str) -> str | None:

@@ -51,3 +51,8 @@ class Facts:
     #: A ``return`` of a literal was seen (``return False``); one of anything else was seen.
     returns_literal: bool = False
     returns_value: bool = False
+    #: Parameters passed where a call takes metadata (a size, a dim, ``device=``), and those
+    #: used as data anywhere (an operand, a receiver, read back): a parameter only ever in the
+    #: first is metadata to this function's callers (``Summary.metadata_params``).
+    meta_params: set[int] = field(default_factory=set)
+    data_params: set[int] = field(default_factory=set)

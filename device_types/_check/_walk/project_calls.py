@@ -69,7 +69,9 @@ class ProjectCalls(Part):
         consumed = summary.returns_param | summary.returns_read_of | summary.uploads | summary.array_uploads \
             | summary.maybe_uploads | summary.reads_into
         # a callee that returns literals only (``return False``) returns none of it
-        unaccounted = [v for i, v in bound.items() if v and i not in consumed and not summary.returns_literal]
+        # nor does one that takes it as metadata (``resize(x, size)`` passing ``size`` as a size)
+        unaccounted = [v for i, v in bound.items() if v and i not in consumed and not summary.returns_literal
+                       and i not in summary.metadata_params]
         result: Value = wrapped(frozenset().union(*unaccounted)) if constructs(callee.short) \
             else EMPTY if on_device else host_operands_of(unaccounted)
         read_when = dict(summary.returns_read_when)

@@ -69,6 +69,7 @@ class Recorder:
         """Host data read from ``receiver`` at ``node`` (``what`` defaults to the call as written);
         ``copy``: a private copy, not a view of the tensor's memory."""
         param_indices = params(receiver)
+        self.facts.data_params |= param_indices
         if param_indices and all(on_the_cpu(self.state.path, index) for index in param_indices):
             # ``if pos.device.type == "cpu" and ...: pos.to("cpu", torch.float32)``: host memory
             # already, on every path that gets here: nothing is read from a device
