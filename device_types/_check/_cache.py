@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 
 from .._config import Config
 from .._finding import Finding
-from .._files import read_regular, write_atomic
+from .._files import leftover, read_regular, write_atomic
 from ._codec import CodecError, Decoder, Encoder, dumps, loads
 from ._project import Def, FunctionInfo, Module, SourceProblem, changed_meanings
 from ._records import FunctionRecord, Key, Looked, RunTokens
@@ -502,6 +502,8 @@ def save(directory: str, old: CacheData, modules: dict[str, Module], changed: se
             if (stale.endswith((_SUFFIX, ".pickle")) and stale != _INDEX and stale not in named
                     and not os.path.islink(os.path.join(target, stale))):
                 os.remove(os.path.join(target, stale))
+            elif stale.endswith(".tmp") and leftover(stale):  # cut by a run that was killed
+                os.remove(os.path.join(target, stale))
     except OSError:
         pass
 
@@ -538,7 +540,7 @@ def _prepare(target: str) -> None:
     os.makedirs(target, exist_ok=True)
     gitignore = os.path.join(target, ".gitignore")
     if not os.path.lexists(gitignore):
-        write_atomic(gitignore, "# created by device-types check\n*\n", sync=False)
+        write_atomic(gitignore, "# created by device-types check\n*\n", sync=False, clean=False)
 
 
 def _write(target: str, name: str, data: object, encoder: Encoder | None = None) -> None:
@@ -547,4 +549,4 @@ def _write(target: str, name: str, data: object, encoder: Encoder | None = None)
         raw = dumps(data, encoder)
     except (CodecError, RecursionError) as exc:
         raise OSError(f"cannot store {name}: {exc}") from None
-    write_atomic(os.path.join(target, name), raw, sync=False)
+    write_atomic(os.path.join(target, name), raw, sync=False, clean=False)  # save() sweeps the directory
