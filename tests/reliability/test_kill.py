@@ -2,17 +2,16 @@
 SIGKILL during every write, no file the user had is changed or truncated").
 
 Each case runs the CLI in a child whose ``os.write`` into a temporary file, or whose
-``os.replace``, kills the process (``SIGKILL``: no handler, no ``finally``) at the Nth call:
-a temporary file cut after half its bytes, or a complete one killed just before its rename.
-``N`` counts up until the child is no longer killed (the command finished), so every write of
-the command is hit. The target's bytes are then compared with what they were: the baseline
-(``check --write-baseline``), the report (``--output``), the cache (``index.json``: the old
-one or the new one, whole; and the next run prints what ``--no-cache`` prints), and the files
-of ``audit --fix --write``, which changes three files: killed before its first rename, none
-changed; killed before the Nth rename, the N-1 renamed files are whole and new, the rest old
-(a kill leaves no chance to put them back). What a kill does leave is the temporary file it
-cut, beside its target (``.NAME.PID.RANDOM.tmp``), and, in a change of several files, the
-hard links that held the old content of those renamed (``.tmp.old``).
+``os.replace`` (or ``os.link``, ``os.remove``), kills the process (``SIGKILL``: no handler,
+no ``finally``) at the Nth call: a temporary file cut after half its bytes, or a complete one
+killed just before its rename. ``N`` counts up until the child is no longer killed (the
+command finished), so every write of the command is hit. The target's bytes are then compared
+with what they were: the baseline (``check --write-baseline``), the report (``--output``), the
+cache (``index.json``: the old one or the new one, whole; and the next run prints what
+``--no-cache`` prints), and the files of ``audit --fix --write``, which changes three files
+through a journal (``device_types._journal``): after the next run, they are all old (killed
+before the journal's commit) or all new (after it), and nothing of ours is left (journal,
+``.NAME.device-types-PID-RANDOM.tmp``, ``.tmp.old``); the recovery is killed at each step too.
 """
 
 from __future__ import annotations
