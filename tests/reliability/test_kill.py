@@ -37,7 +37,13 @@ import os, signal, sys
 kind, _, nth = os.environ["DT_KILL"].partition(":")
 nth, seen, temps = int(nth), [0], set()
 real_open, real_close, real_write, real_replace = os.open, os.close, os.write, os.replace
-real_link, real_remove = os.link, os.remove
+real_link, real_remove, real_unlink = os.link, os.remove, os.unlink
+counts = {}
+import atexit, json
+atexit.register(lambda: sys.stderr.write("DT_COUNTS " + json.dumps(counts) + "\n"))
+
+def count(name):
+    counts[name] = counts.get(name, 0) + 1
 
 def opening(path, flags, mode=0o777, **kwargs):
     fd = real_open(path, flags, mode, **kwargs)
@@ -50,6 +56,8 @@ def closing(fd):
     return real_close(fd)
 
 def writing(fd, data):
+    if fd in temps:
+        count("write")
     if kind == "write" and fd in temps:
         seen[0] += 1
         if seen[0] == nth:
@@ -57,15 +65,17 @@ def writing(fd, data):
             os.kill(os.getpid(), signal.SIGKILL)
     return real_write(fd, data)
 
-def replacing(source, target, **kwargs):
+def replacing(source, target, real=None, **kwargs):
+    count("replace")
     if kind == "replace":
         seen[0] += 1
         if seen[0] == nth:
             os.kill(os.getpid(), signal.SIGKILL)  # the new file complete, not renamed yet
-    return real_replace(source, target, **kwargs)
+    return (real or real_replace)(source, target, **kwargs)
 
 def before(name, real):
     def call(*args, **kwargs):
+        count(name)
         if kind == name:
             seen[0] += 1
             if seen[0] == nth:
@@ -74,20 +84,36 @@ def before(name, real):
     return call
 
 os.open, os.close, os.write, os.replace = opening, closing, writing, replacing
-os.link, os.remove = before("link", real_link), before("remove", real_remove)
+os.link, os.remove, os.unlink = before("link", real_link), before("remove", real_remove), before("unlink", real_unlink)
 from device_types._cli import main
+if os.environ.get("DT_KILL_STUBS"):  # the overlay's swap of two directories counts as a rename
+    import device_types_stubs.overlay as overlay
+    exchange = overlay._exchange
+    overlay._exchange = lambda new, target: replacing(new, target, real=exchange)
+    if os.environ.get("DT_KILL_STUBS") == "no-exchange":  # a system without the swap
+        overlay._exchange = lambda new, target: False
 sys.exit(main(sys.argv[1:]))
 """
 
 
-def killed_at(kind: str, nth: int, args: tuple[str, ...], cwd: Path) -> int:
+def killed_at(kind: str, nth: int, args: tuple[str, ...], cwd: Path, env: dict[str, str] | None = None) -> int:
     """The exit status of ``device-types ARGS`` killed at the ``nth`` ``kind``
     (``-SIGKILL``: it was; otherwise the command finished first)."""
-    env = {**os.environ, "PYTHONPATH": str(ENGINE), "DT_KILL": f"{kind}:{nth}"}
-    proc = subprocess.run([sys.executable, "-c", KILLER, *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=120)
+    full_env = {**os.environ, "PYTHONPATH": str(ENGINE), "DT_KILL": f"{kind}:{nth}", **(env or {})}
+    proc = subprocess.run([sys.executable, "-c", KILLER, *args], cwd=cwd, env=full_env, capture_output=True,
+                          text=True, timeout=120)
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc.returncode
+
+
+def calls(args: tuple[str, ...], cwd: Path, env: dict[str, str] | None = None) -> dict[str, int]:
+    """How many writes, renames, links, removes and unlinks ``device-types ARGS`` makes (not killed)."""
+    full_env = {**os.environ, "PYTHONPATH": str(ENGINE), "DT_KILL": "none:0", **(env or {})}
+    proc = subprocess.run([sys.executable, "-c", KILLER, *args], cwd=cwd, env=full_env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    line = next(line for line in proc.stderr.splitlines() if line.startswith("DT_COUNTS "))
+    return dict(json.loads(line.split(" ", 1)[1]))
 
 
 def every_kill(args: tuple[str, ...], cwd: Path, prepare, check,  # noqa: ANN001
@@ -347,3 +373,54 @@ def test_a_killed_baseline_or_cache_write_leaves_nothing_after_the_next_run(proj
         assert [Path(p).name.startswith(".baseline.json") for p in ours(project)] == [True], (kind, nth)
         cli("check", "--write-baseline", "baseline.json", "fw", cwd=project)
         assert ours(project) == [], (kind, nth)
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_a_kill_during_stubs_install_leaves_the_previous_overlay_or_the_new_one(tmp_path: Path) -> None:
+    """``stubs install`` killed at its first write (staging), before its last rename (the swap of
+    the two directories) and at its first unlink (removing the previous overlay, swapped
+    aside): ``torch-stubs`` is at once the previous overlay or the new one, each whole; the
+    next install (or ``stubs check``: ``overlay.recover``) leaves nothing else beside it.
+    Where the system cannot swap, the previous overlay is renamed aside, then the new one into
+    place: killed between the two, ``torch-stubs`` is missing until the next run puts the
+    previous one back. (Each run here is ~3 s: the overlay is generated from torch.)"""
+    pytest.importorskip("torch")
+    from device_types_stubs.overlay import STAMP, recover
+
+    site = tmp_path / "site"
+    target = site / "torch-stubs"
+    args = ("stubs", "install", "--target", str(target))
+    old = {STAMP: b'{"torch": "0.0", "generator": "old"}\n', "_tensor.pyi": b"# an older overlay\n",
+           "only/in-the-old-one.pyi": b"x: int\n"}
+
+    def prepare() -> None:
+        shutil.rmtree(site, ignore_errors=True)
+        for name, data in old.items():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            (target / name).write_bytes(data)
+
+    prepare()
+    seen = calls(args, tmp_path, {"DT_KILL_STUBS": "1"})  # over the previous overlay, not killed
+    new = tree(target)
+    assert len(new) >= 40 and new[STAMP] != old[STAMP] and seen["replace"] == seen["write"] + 1, seen
+    for kind, nth, outcome in (("write", 1, old), ("replace", seen["replace"], old), ("unlink", 1, new)):
+        prepare()
+        assert killed_at(kind, nth, args, tmp_path, {"DT_KILL_STUBS": "1"}) == -signal.SIGKILL, (kind, nth)
+        assert tree(target) == outcome, (kind, nth)  # at once, before any recovery
+        recover(target)  # as the next install or stubs check does first
+        assert os.listdir(site) == ["torch-stubs"] and tree(target) == outcome, (kind, nth)
+
+    prepare()  # no swap: the previous overlay aside, then killed before the new one is renamed in
+    assert killed_at("replace", seen["replace"] + 1, args, tmp_path, {"DT_KILL_STUBS": "no-exchange"}) \
+        == -signal.SIGKILL
+    assert not target.exists() and len(os.listdir(site)) == 2  # the previous overlay aside, the new one staged
+    assert cli(*args, cwd=tmp_path).returncode == 0  # the next install puts it back first, then installs
+    assert os.listdir(site) == ["torch-stubs"] and tree(target) == new
+    prepare()
+    assert killed_at("replace", seen["replace"] + 1, args, tmp_path, {"DT_KILL_STUBS": "no-exchange"}) \
+        == -signal.SIGKILL
+    recover(target)
+    assert os.listdir(site) == ["torch-stubs"] and tree(target) == old
