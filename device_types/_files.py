@@ -117,6 +117,8 @@ def alive(pid: int) -> bool:
     """Whether process ``pid`` may still be running here (unsure: yes)."""
     if pid <= 0:
         return False
+    if os.name == "nt":  # os.kill there would end the process: ask for it instead
+        return _alive_windows(pid)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -124,6 +126,22 @@ def alive(pid: int) -> bool:
     except OSError:  # another user's, or no way to tell
         return True
     return True
+
+
+def _alive_windows(pid: int) -> bool:
+    import ctypes
+
+    kernel32 = ctypes.windll.kernel32  # type: ignore[attr-defined,unused-ignore]
+    handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+    if not handle:
+        return bool(kernel32.GetLastError() != 87)  # ERROR_INVALID_PARAMETER: no such process
+    try:
+        code = ctypes.c_ulong()
+        if not kernel32.GetExitCodeProcess(handle, ctypes.byref(code)):
+            return True
+        return code.value == 259  # STILL_ACTIVE
+    finally:
+        kernel32.CloseHandle(handle)
 
 
 def leftover(name: str, base: str | None = None) -> bool:
