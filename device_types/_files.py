@@ -10,7 +10,7 @@
   still fail, rarely: then the ones already replaced are put back).
 * ``_journal.write_all``: several files that change together (``audit --fix --write``)
   survive a kill too: a journal beside them says which to finish or undo, and the next run
-  does it (docs/audit.md, "After a crash").
+  does it (docs/audit.md, "How `--fix --write` writes, and after a crash").
 * Temporary files are ``.NAME.device-types-PID-RANDOM.tmp``; a run removes those of runs
   that were killed (``remove_leftovers``), and nothing else.
 * ``split_lines``: lines as Python and Markdown see them: ends are ``\\n``, ``\\r\\n`` and
