@@ -31,7 +31,7 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # as users' Pythons: bytecode i
 PROBE = """import json, sys, time
 start = time.process_time()
 import device_types._check as check
-from device_types._check import _cache, _solver
+from device_types._check import _cache, _pipeline, _solver
 from device_types._cli import main
 spent = {"import": time.process_time() - start}
 read = []
@@ -48,7 +48,7 @@ def timed(owner, name, label):
 
 timed(_cache, "load", "read the index")
 timed(_solver.Analysis, "run", "adopt, move, walk")
-timed(check, "_findings", "findings")
+timed(_pipeline, "module_findings", "findings")
 timed(_cache, "save", "write")
 real_read = _cache._read
 _cache._read = lambda path: read.append(path.rsplit("/", 1)[-1]) or real_read(path)

@@ -18,7 +18,18 @@ from ._narrowing import DeviceMismatchError, assert_device, is_device
 if TYPE_CHECKING:
     from torch import Tensor as Tensor
 else:
-    from ._runtime_tensor import Tensor
+    def __getattr__(name: str) -> object:
+        # ``Tensor`` is made on first use: the check and the audit (this package's CLI)
+        # never use it, and its module imports threading and copyreg (about 1.5 ms)
+        if name == "Tensor":
+            from ._runtime_tensor import Tensor
+
+            globals()["Tensor"] = Tensor
+            return Tensor
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted(set(globals()) | {"Tensor"})
 
 __all__ = [
     "CPU",

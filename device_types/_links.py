@@ -13,8 +13,10 @@ a link is then ``<base>/errors.md#<code>`` (docs/errors.md, "Links").
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["ENV", "docs_dir", "docs_base", "code_url", "page_url"]
 
@@ -28,6 +30,8 @@ TOOL_PAGE: Final = "installation.md"
 
 def docs_dir() -> Path:
     """The installed copy of the docs (wheel: ``device_types/docs``), else the checkout's."""
+    from pathlib import Path  # here, not above: a text report makes no link, and pathlib is 3 ms to import
+
     here = Path(__file__).resolve().parent
     shipped = here / "docs"
     if (shipped / ERRORS_PAGE).is_file():

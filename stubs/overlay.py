@@ -15,7 +15,6 @@ import json
 import os
 import re
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -167,38 +166,103 @@ def overlay_dir() -> Path:
 
 
 def install(target: Path | None = None) -> tuple[Path, Overlay]:
-    """Write the overlay next to torch; replace any previous one atomically."""
+    """Write the overlay next to torch; replace any previous one atomically.
+
+    The new overlay is written whole into a directory beside the target
+    (``.torch-stubs.device-types-PID-RANDOM.tmp``, each file fsynced), which then trades places
+    with the previous one in one step (``renameat2(RENAME_EXCHANGE)`` on Linux), so a kill at
+    any moment leaves the previous overlay or the new one, complete, at ``target``. Where the
+    system has no such swap, the previous overlay is renamed aside (``...tmp.old``) first and
+    the next install (or ``stubs check``) puts it back if the process was killed in between.
+    What a killed install left beside the target is removed by the next one."""
+    from device_types._files import sync_dir, temp_name, write_atomic  # each file flushed before the swap
+
     target = overlay_dir() if target is None else target
+    recover(target)
     overlay = build_overlay()
     stamp = {"torch": overlay.torch_version, "generator": generator_fingerprint()}
+    staging = Path(temp_name(str(target)))
     try:
-        staging = Path(tempfile.mkdtemp(prefix=".torch-stubs-", dir=target.parent))
+        staging.mkdir()
     except OSError as exc:
         raise OverlayError(f"cannot write the overlay to {target}: {exc}") from None
     try:
-        from device_types._files import write_atomic  # each file flushed to disk before the rename below
-
         for rel, text in overlay.files.items():
             path = staging / rel
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(str(path), text)
-        write_atomic(str(staging / STAMP), json.dumps(stamp, indent=1) + "\n")
-        if target.exists():
-            old = target.with_name(target.name + ".old")
-            shutil.rmtree(old, ignore_errors=True)
+            write_atomic(str(path), text, clean=False)
+        write_atomic(str(staging / STAMP), json.dumps(stamp, indent=1) + "\n", clean=False)
+        for directory in sorted({(staging / rel).parent for rel in overlay.files}, reverse=True):
+            sync_dir(str(directory))
+        if os.path.lexists(target) and _exchange(staging, target):
+            sync_dir(str(target.parent))
+            shutil.rmtree(staging, ignore_errors=True)  # the previous overlay
+        elif os.path.lexists(target):
+            old = Path(f"{staging}.old")
             os.replace(target, old)
             os.replace(staging, target)
+            sync_dir(str(target.parent))
             shutil.rmtree(old, ignore_errors=True)
         else:
             os.replace(staging, target)
+            sync_dir(str(target.parent))
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
         raise OverlayError(f"cannot write the overlay to {target}: {exc}") from None
     return target, overlay
 
 
+def _exchange(new: Path, target: Path) -> bool:
+    """Swap ``new`` and ``target`` in one step (Linux ``renameat2`` with ``RENAME_EXCHANGE``);
+    False where the system or the file system cannot (nothing was changed then)."""
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+    import errno
+
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    renameat2.restype = ctypes.c_int
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(new), at_fdcwd, os.fsencode(target), rename_exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code), str(target))
+
+
+def recover(target: Path) -> None:
+    """What an install that was killed left beside ``target``: the previous overlay renamed
+    aside (where there was no swap) is put back if ``target`` is missing; the rest (its
+    directories, of a process that no longer runs: ``_files.leftover``) is removed."""
+    from device_types._files import leftover
+
+    try:
+        names = os.listdir(target.parent)
+    except OSError:
+        return
+    ours = sorted(name for name in names if ".device-types-" in name and leftover(name, target.name)
+                  and os.path.isdir(target.parent / name) and not os.path.islink(target.parent / name))
+    for name in ours:
+        path = target.parent / name
+        if name.endswith(".old") and not os.path.lexists(target) and (path / STAMP).is_file():
+            try:
+                os.replace(path, target)
+                continue
+            except OSError:
+                pass
+        shutil.rmtree(path, ignore_errors=True)
+
+
 def uninstall(target: Path | None = None) -> bool:
     target = overlay_dir() if target is None else target
+    recover(target)
     if not (target / STAMP).exists():
         return False
     shutil.rmtree(target)
@@ -212,6 +276,7 @@ def installed_state(target: Path | None = None) -> tuple[bool, str]:
         version = torch_version()
     except OverlayError as exc:
         return False, str(exc)
+    recover(target)
     stamp_path = target / STAMP
     if not stamp_path.exists():
         return False, (

@@ -24,6 +24,7 @@ def run(args: argparse.Namespace) -> int:
         return _usage(f"--fix prints a unified diff; leave out --format {args.format}")
     try:
         root = _root(args.root)
+        _recover(root, writing=args.write)
         config = load_config_option(args.config, root)
         result = run_audit(root, config, strict=True if args.strict else None)
         if result.backend_files == 0:
@@ -41,6 +42,24 @@ def run(args: argparse.Namespace) -> int:
     if args.output is not None:
         print(shown.summary_line)
     return shown.exit_code
+
+
+def _recover(root: str, writing: bool) -> None:
+    """Finish or undo the change of a ``--fix --write`` that was killed (``_journal``),
+    before anything is read; one line on standard error when there was one."""
+    from .._files import JOURNAL, remove_leftovers
+
+    if not os.path.lexists(os.path.join(root, JOURNAL)):
+        remove_leftovers(root, JOURNAL)  # a journal's temporary file, cut by a kill
+        return
+    from .._journal import JournalError, recover
+
+    try:
+        done = recover(root, writing=writing)
+    except JournalError as exc:
+        raise AuditError(str(exc)) from None
+    if done is not None:
+        print(f"{PROG}: {done}", file=sys.stderr)
 
 
 def _usage(message: str) -> int:

@@ -18,7 +18,7 @@ import tokenize
 from dataclasses import dataclass
 
 from .._config import BACKEND_DEVICES
-from .._files import WriteError, read_regular, split_lines_keepends, write_all
+from .._files import WriteError, read_regular, split_lines_keepends
 from ._cells import plain
 from ._checks import AuditResult
 from ._findings import OPEN, RESOLVED, AuditError
@@ -80,7 +80,10 @@ def plan_fixes(result: AuditResult) -> list[FixedFile]:
 
 def write_fixes(root: str, fixed: list[FixedFile]) -> None:
     """Every change, or none: each file is written beside itself, then all are renamed over
-    the originals (``_files.write_all``); a failure leaves every file as it was."""
+    the originals, through a journal in ``root`` (``_journal.write_all``): a failure leaves
+    every file as it was, and a kill leaves a change the next run finishes or undoes."""
+    from .._journal import JournalError, write_all
+
     files: dict[str, bytes] = {}
     for change in fixed:
         try:
@@ -89,9 +92,9 @@ def write_fixes(root: str, fixed: list[FixedFile]) -> None:
             raise AuditError(f"{change.path}: the fix cannot be written in the file's encoding "
                              f"{change.encoding} ({exc.reason}); nothing was written") from None
     try:
-        write_all(files)
+        write_all(root, files)
     except WriteError as exc:
-        raise AuditError(f"{exc}; no file was changed") from None
+        raise AuditError(str(exc) if isinstance(exc, JournalError) else f"{exc}; no file was changed") from None
 
 
 def template(marker: Marker) -> str:

@@ -35,16 +35,20 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import hashlib
 import os
 import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
+try:  # hashlib's blake2b itself, without hashlib's loading of OpenSSL (about 3 ms of every run)
+    from _blake2 import blake2b
+except ImportError:  # another Python than CPython
+    from hashlib import blake2b
+
 from .._config import Config
 from .._finding import Finding
-from .._files import read_regular, write_atomic
+from .._files import leftover, read_regular, write_atomic
 from ._codec import CodecError, Decoder, Encoder, dumps, loads
 from ._project import Def, FunctionInfo, Module, SourceProblem, changed_meanings
 from ._records import FunctionRecord, Key, Looked, RunTokens
@@ -211,7 +215,7 @@ def fingerprint(settings: object) -> str:
     The engine is every module of the package and of the check (the code registry's message
     templates, the op-semantics table and the host vocabulary included): a finding's text
     or a fact that any of them shapes is never taken from a cache an older engine wrote."""
-    digest = hashlib.blake2b(digest_size=16)
+    digest = blake2b(digest_size=16)
     digest.update(repr(_canonical(settings)).encode())
     digest.update(sys.version.encode())
     engine = os.path.dirname(os.path.realpath(__file__))
@@ -502,6 +506,8 @@ def save(directory: str, old: CacheData, modules: dict[str, Module], changed: se
             if (stale.endswith((_SUFFIX, ".pickle")) and stale != _INDEX and stale not in named
                     and not os.path.islink(os.path.join(target, stale))):
                 os.remove(os.path.join(target, stale))
+            elif stale.endswith(".tmp") and leftover(stale):  # cut by a run that was killed
+                os.remove(os.path.join(target, stale))
     except OSError:
         pass
 
@@ -538,7 +544,7 @@ def _prepare(target: str) -> None:
     os.makedirs(target, exist_ok=True)
     gitignore = os.path.join(target, ".gitignore")
     if not os.path.lexists(gitignore):
-        write_atomic(gitignore, "# created by device-types check\n*\n", sync=False)
+        write_atomic(gitignore, "# created by device-types check\n*\n", sync=False, clean=False)
 
 
 def _write(target: str, name: str, data: object, encoder: Encoder | None = None) -> None:
@@ -547,4 +553,4 @@ def _write(target: str, name: str, data: object, encoder: Encoder | None = None)
         raw = dumps(data, encoder)
     except (CodecError, RecursionError) as exc:
         raise OSError(f"cannot store {name}: {exc}") from None
-    write_atomic(os.path.join(target, name), raw, sync=False)
+    write_atomic(os.path.join(target, name), raw, sync=False, clean=False)  # save() sweeps the directory

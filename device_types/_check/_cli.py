@@ -28,9 +28,27 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
 
+def _recover(root: str) -> None:
+    """A change of ``audit --fix --write`` that was killed midway is finished or undone
+    (``_journal``) before any file is read; one line on standard error when there was one."""
+    from .._files import JOURNAL
+
+    if not os.path.lexists(os.path.join(root, JOURNAL)):
+        return
+    from .._journal import JournalError, recover
+
+    try:
+        done = recover(root, sweep=False)
+    except JournalError as exc:
+        raise UsageError(str(exc)) from None
+    if done is not None:
+        print(f"{PROG}: {done}", file=sys.stderr)
+
+
 def _run(args: argparse.Namespace) -> int:
     from . import check_paths
 
+    _recover(".")
     config = load_config_option(args.config, ".")
     try:
         selection = pipeline.Selection.of(config, args.enable, args.disable)

@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import ast
 import gc
-import hashlib
 import io
 import os
 import tokenize
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+
+try:  # hashlib's blake2b itself, without hashlib's loading of OpenSSL (about 3 ms of every run)
+    from _blake2 import blake2b
+except ImportError:  # another Python than CPython
+    from hashlib import blake2b
 
 from .._files import NotRegular, TooLarge, read_regular, split_lines
 
@@ -664,7 +668,7 @@ def _decoded(raw: bytes) -> tuple[str, tuple[int, str] | None]:
 
 def _text_stamp(raw: bytes) -> tuple[int, int]:
     """An unsaved buffer's stamp: never equal to a file's (whose mtime is not negative)."""
-    return -1, int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little")
+    return -1, int.from_bytes(blake2b(raw, digest_size=8).digest(), "little")
 
 
 def _text_lines(raw: bytes | None) -> list[str] | None:
@@ -842,7 +846,7 @@ def file_stamp(path: str) -> tuple[int, int]:
 
 
 def content_stamp(raw: bytes) -> tuple[int, int]:
-    return len(raw), int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little")
+    return len(raw), int.from_bytes(blake2b(raw, digest_size=8).digest(), "little")
 
 
 def resolve_relative(module_name: str, is_package: bool, level: int, target: str | None) -> str:
@@ -927,7 +931,7 @@ def _functions(module: Module, lines: list[str], body: list[ast.stmt], prefix: s
             names = tuple(a.arg for a in (*args.posonlyargs, *args.args))
             start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
             text = "\n".join(lines[start - 1: node.end_lineno or node.lineno])
-            digest = hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=12).hexdigest()
+            digest = blake2b(text.encode("utf-8", "replace"), digest_size=12).hexdigest()
             yield FunctionInfo(module.name, qualname, module.path, class_name, names,
                                args.vararg.arg if args.vararg else None, args.kwarg.arg if args.kwarg else None,
                                node.lineno, digest, tuple(a.arg for a in args.kwonlyargs), _literal_defaults(args))

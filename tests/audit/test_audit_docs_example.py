@@ -29,3 +29,19 @@ def test_fix_example_in_the_docs_is_what_the_command_prints(project: Project) ->
             assert project.run(*args).lines == shown, prompt
             commands += 1
     assert commands == 5
+
+
+def test_the_recovery_line_in_the_docs_is_what_the_next_run_prints(project: Project) -> None:
+    """"After a crash": ``--fix --write`` on the example killed once its journal says commit
+    (before its first rename); the next ``audit`` prints the line the docs show, first."""
+    import signal
+
+    from tests.reliability.test_kill import killed_at
+
+    crash = DOC[DOC.index("## How `--fix --write` writes, and after a crash"):DOC.index("## Finding codes")]
+    (shown,) = re.findall(r"^```console\n\$ device-types audit\n(.*?)\n```$", crash, re.MULTILINE | re.DOTALL)
+    blocks = re.findall(r"^```(\w+)\n(.*?)^```$", SECTION, re.MULTILINE | re.DOTALL)
+    for path, (_, text) in zip(FILES, blocks):
+        project.write(path, text)
+    assert killed_at("replace", 2, ("audit", "--fix", "--write"), project.root) == -signal.SIGKILL
+    assert project.run().stderr.splitlines()[0] == shown
