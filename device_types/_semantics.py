@@ -279,6 +279,9 @@ NUMPY_BRIDGES: Final[frozenset[str]] = frozenset({"from_numpy"})
 #: Name of the parameter that selects a device in factories and transfers.
 DEVICE_PARAMETER: Final = "device"
 
+#: Tensor attributes that test its device's type (``x.is_cpu``, ``x.is_cuda``), by device type.
+DEVICE_FLAGS: Final[dict[str, str]] = {"is_cpu": "cpu", "is_cuda": "cuda", "is_mps": "mps", "is_xpu": "xpu", "is_npu": "npu"}
+
 #: Name of the parameter of a device object's constructor that names its kind
 #: (``torch.device(type="cpu")``, like ``torch.device("cpu")``).
 DEVICE_TYPE_PARAMETER: Final = "type"

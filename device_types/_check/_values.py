@@ -17,7 +17,7 @@ from .. import _semantics as sem
 if TYPE_CHECKING:
     from .._vocabulary import HostVocabulary
 
-__all__ = ["accumulated", "root_identity", "ArrayOf", "COMPUTED", "EMPTY", "STORAGE", "Computed", "HostOnly", "LoopFilled", "Param", "Pending", "ReadOf",
+__all__ = ["accumulated", "decided_by", "root_identity", "ArrayOf", "COMPUTED", "EMPTY", "STORAGE", "Computed", "HostOnly", "LoopFilled", "Param", "Pending", "ReadOf",
            "Root", "Sink", "SinkKind", "StorageOf", "Value", "as_scalar", "data_operands", "is_host", "host_operands",
            "host_operands_of", "items_of", "overwritten", "params", "pending_of", "root_fields", "root_rank", "roots",
            "storage_step", "wrapped", "writes_back"]
@@ -56,7 +56,8 @@ class Root:
     #: writes into no tensor; uploaded, it is host data like any other.
     copy: bool = False
     #: Its elements are Python scalars (``.tolist()``, ``sem.SCALAR_ELEMENT_READBACKS``): an
-    #: item of it (``xs[0]``, a loop's variable) is a scalar.
+    #: item of it (``xs[0]``, a loop's variable) is a scalar, and still an element of the data
+    #: (``decided_by``), where ``.item()`` of a size is only a scalar.
     scalar_items: bool = False
 
 
@@ -238,6 +239,17 @@ def root_identity(root: Root) -> tuple[object, ...]:
     return (root.kind, root.path, root.line, root.column, root.what, root.chain)
 
 
+def decided_by(value: Value) -> Value:
+    """Data read back that decides what a host loop keeps (``if host[i] != host[i - 1]:
+    keep.append(i)``, a comprehension's filter, ``counts[v] += 1``): what the loop builds is
+    computed from it, not a scalar operand."""
+    # (a Python scalar read on its own, ``int(n.item())``, decides as a host sync: a size, a count)
+    read = [a for a in value if isinstance(a, Root) and a.kind == "read" and (not a.scalar or a.scalar_items)]
+    if not read:
+        return EMPTY
+    return frozenset(replace(a, scalar=False, scalar_items=False) for a in read) | {COMPUTED}
+
+
 def accumulated(value: Value) -> Value:
     """Scalars read back and accumulated over a host loop: data the host computed, no longer a
     scalar operand (``total += a[i].item()``)."""
@@ -259,7 +271,7 @@ def items_of(container: Value) -> Value:
     list of Python scalars read back (``.tolist()``) is a scalar."""
     if not any(isinstance(a, LoopFilled) or isinstance(a, Root) and a.scalar_items for a in container):
         return container
-    return frozenset(replace(a, scalar=True, scalar_items=False) if isinstance(a, Root) and a.scalar_items else a
+    return frozenset(replace(a, scalar=True) if isinstance(a, Root) and a.scalar_items else a
                      for a in container if not isinstance(a, LoopFilled))
 
 

@@ -38,7 +38,7 @@ def test_example_project() -> None:
     plugin = {(m[1], int(m[2])) for m in re.finditer(r"^(src/[^:]+):(\d+): error:", expected, re.MULTILINE)}
     check = _check_lines(EXAMPLE, "--enable", "device-host-sync", "src/candle/_backends")
     typed = {(p, line) for p, line in check if not p.startswith("src/candle/_backends/npu/")}
-    # normalize's .item() (a host sync), and nonzero_indices's .tolist() filtered into a list of
-    # Python ints (a helper: the plugin's device-readback there)
+    # normalize's .item() (a host sync), and nonzero_indices's .tolist() filtered into the list
+    # of indices it returns (computed on the host: the plugin's device-readback there too)
     assert typed == {("src/candle/_backends/mps/fallbacks.py", 17), ("src/candle/_backends/mps/fallbacks.py", 42)}
     assert typed <= plugin, f"reported by the check, fine for the plugin: {sorted(typed - plugin)}"

@@ -78,6 +78,7 @@ class Walk:
         statements.writes = calls.writes = project_calls.writes = expressions.writes = writes
         expressions.statements, expressions.calls = statements, calls
         calls.expressions, calls.project_calls = expressions, project_calls
+        statements.expressions = expressions
 
     def close(self) -> None:
         """Break the parts' references to each other: the check runs with the cycle collector

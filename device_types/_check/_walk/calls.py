@@ -167,6 +167,7 @@ class Calls(Part):
                 self.expressions.collect(argument, env)
             base = base_name(func.value)
             if base is not None:
+                all_args = all_args | self.state.control  # appended where data read back decided it
                 computes = self.state.loops and not all(self.expressions.collected(a) for a in node.args)
                 filled = frozenset({LoopFilled(base, node.lineno, node.col_offset)}) if computes else EMPTY
                 self.writes.contain(base, env.get(base, EMPTY), all_args)
@@ -404,8 +405,9 @@ class Calls(Part):
             return wrapped(all_args)
         # a callee we cannot see runs where its operands are: given host data, its result is
         # host data, and uploading it uploads what the host made. Whether it computes or only
-        # converts (``Image.fromarray``) is not known: returned as is, it is no finding.
-        return host_operands(all_args) - {COMPUTED}
+        # converts (``Image.fromarray``) is not known: returned as is, it is no finding (unless
+        # what it was given was computed on the host already: ``run(y.log())``)
+        return host_operands(all_args) - ({COMPUTED} if COMPUTED not in all_args else set())
 
 
 def factory_values(name: str, args: list[Value], kwargs: dict[str | None, Value]) -> Value:

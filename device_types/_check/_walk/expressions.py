@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ... import _semantics as sem
 from .._conditions import conjoin
 from .. import _codes as codes
-from .._values import COMPUTED, EMPTY, LoopFilled, Value, is_host, items_of, params, pending_of, storage_step
+from .._values import COMPUTED, EMPTY, LoopFilled, Value, decided_by, is_host, items_of, params, pending_of, storage_step
 from .recorder import COMPREHENSION
 from .state import Part
 from .syntax import counts
@@ -127,15 +127,16 @@ class Expressions(Part):
             self.writes.picked(self.writes.addresses(element.slice, env))
 
     def device_tensor(self, node: ast.expr, value: Value) -> bool:
-        """``node`` names a device tensor as far as the walk knows: a parameter of the op (not
-        read back, not the method's ``self``, whose attributes may be anything), or a name bound
-        to a call that names a device."""
+        """``node`` names a device tensor as far as the walk knows: a parameter of the op, still
+        holding what was passed (not read back, not the method's ``self``, whose attributes may
+        be anything), or a name bound to a call that names a device."""
         if is_host(value) or not isinstance(node, ast.Name):
             return False
         if node.id in self.state.on_device:
             return True
-        receiver = 0 if self.info.class_name is not None and self.info.params[:1] in (("self",), ("cls",)) else None
-        return any(index != receiver for index in params(value))
+        if node.id not in self.info.params or node.id in ("self", "cls"):
+            return False  # a local made from a parameter (``[0] * n``) is not that tensor
+        return self.info.params.index(node.id) in params(value)
 
     def expr_NamedExpr(self, node: ast.NamedExpr, env: dict[str, Value]) -> Value:
         value = self.expr(node.value, env)
@@ -169,11 +170,12 @@ class Expressions(Part):
     def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp,
                        env: dict[str, Value], elements: list[ast.expr]) -> Value:
         inner = dict(env)
+        filtered: Value = EMPTY
         for generator in node.generators:
             self.statements.assign(generator.target, items_of(self.expr(generator.iter, inner)), inner)
             for condition in generator.ifs:
-                self.expr(condition, inner)
-        value: Value = EMPTY
+                filtered = filtered | decided_by(self.expr(condition, inner))
+        value: Value = filtered  # what a filter of data read back keeps is computed from it
         self.state.loops += 1  # its element runs once per item, as a loop's body does
         try:
             for element in elements:

@@ -74,6 +74,9 @@ class WalkState:
         self.lambdas: dict[str, ast.Lambda] = {}
         #: Names bound to a call of a project class (``s = Staging(dev)``): name -> the class, dotted.
         self.instances: dict[str, str] = {}
+        #: Data read back that decides whether the statement being walked runs, inside a host
+        #: loop (``decided_by``): what the loop adds to a container there depends on it.
+        self.control: Value = frozenset()
         #: name -> roots it holds only because they were written into it (``Writes.contain``)
         self.contained: dict[str, Value] = {}
         #: Uploads of data built from metadata alone, made by the call being evaluated (``Recorder.upload``)

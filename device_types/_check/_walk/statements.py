@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING, Callable
 
 from .._conditions import NEVER, Condition, conjoin, disjoin
 from .._project import import_bindings
-from .._values import EMPTY, HostOnly, Value, accumulated, items_of, roots
+from .._values import EMPTY, HostOnly, Value, accumulated, decided_by, host_operands, items_of, roots
 from .._carried import loop_reads
 from .state import Part
 from .syntax import base_name, counts, device_guard, exits, host_guard, targets_device, terminates
 
 
 if TYPE_CHECKING:
+    from .expressions import Expressions
     from .recorder import Recorder
     from .writes import Writes
 
@@ -27,6 +28,7 @@ _LOOP_PASSES = 3
 class Statements(Part):
     #: What this part uses of the others (``Walk`` gives them).
     expr: Callable[[ast.expr | None, dict[str, Value]], Value]
+    expressions: Expressions
     recorder: Recorder
     writes: Writes
 
@@ -108,10 +110,16 @@ class Statements(Part):
         elif isinstance(node, ast.Expr):
             self.expr(node.value, env)
         elif isinstance(node, ast.If):
-            self.expr(node.test, env)
+            decides = self.expr(node.test, env)
             when_true, when_false = self.state.test(node.test)
-            self.branches([node.body, node.orelse], env, host_guard(node.test, self.state.constant),
-                          [conjoin(self.state.path, when_true), conjoin(self.state.path, when_false)])
+            outer = self.state.control
+            if self.state.loops:
+                self.state.control = outer | decided_by(decides)
+            try:
+                self.branches([node.body, node.orelse], env, host_guard(node.test, self.state.constant),
+                              [conjoin(self.state.path, when_true), conjoin(self.state.path, when_false)])
+            finally:
+                self.state.control = outer
         elif isinstance(node, ast.While):
             self.expr(node.test, env)
             self.state.loops += 1
@@ -229,6 +237,8 @@ class Statements(Part):
     def bound(self, name: str, source: ast.expr) -> None:
         """What the walk keeps of ``name = source`` besides its value: a tensor made on a
         device, a lambda (called, its body runs), an instance of a project class."""
+        if isinstance(source, ast.BoolOp):  # ``cache = cache or HostCache()``: what the last part makes
+            source = source.values[-1]
         if isinstance(source, ast.Lambda):
             self.state.lambdas[name] = source
         elif isinstance(source, ast.Call):
@@ -256,8 +266,16 @@ class Statements(Part):
                 self.assign(element.value if isinstance(element, ast.Starred) else element, value, env)
         elif isinstance(target, ast.Subscript):
             container = self.expr(target.value, env)
-            self.expr(target.slice, env)
+            index = self.expr(target.slice, env)
             base = base_name(target.value)
+            if base is not None and not self.expressions.device_tensor(target.value, container) \
+                    and base not in self.state.on_device:
+                # host data written into a host container at an index read back (``counts[v] += 1``,
+                # ``seen[v] = True``), or under a test of data read back in a loop: its content is
+                # computed from that data (a device tensor put in a list's slot is not)
+                if augment or isinstance(source, ast.Constant) or host_operands(value):
+                    value = value | decided_by(index)
+                value = value | self.state.control
             if not augment:
                 self.writes.write_element(target, container, value, env, source, copies=True)
             if base is not None and value:

@@ -77,6 +77,11 @@ def host_guard(test: ast.expr, constant: ConstantLookup = no_constants) -> tuple
             if found is not None and found[1] == 0:
                 return found
         return None
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    flag = test.operand if negated else test  # type: ignore[attr-defined]
+    if isinstance(flag, ast.Attribute) and sem.DEVICE_FLAGS.get(flag.attr) == "cpu":  # ``x.is_cpu``
+        name = base_name(flag.value)
+        return (name, 1 if negated else 0) if name is not None else None
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
         return None
     subject, other = test.left, test.comparators[0]
