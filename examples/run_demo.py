@@ -78,7 +78,7 @@ def main() -> int:
     print(out or "(no errors)")
     ok &= check("mypy", out)
 
-    section("device-types check: untyped backend code as it is (npu/legacy_ops.py), no mypy needed")
+    section("device-types check: backend code as it is (npu/legacy_ops.py untyped; a typed helper too), no mypy needed")
     code, out = run([str(BIN / "device-types"), "check", "--no-cache", "src/candle/_backends"], PROJECT)
     print(out)
     ok &= check("check", out)
