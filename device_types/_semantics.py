@@ -76,6 +76,15 @@ FIXED_TRANSFERS: Final[dict[str, str]] = {
     "pin_memory": "cpu",  # page-locked host memory
 }
 
+#: torch's legacy CPU tensor types: ``x.type(torch.FloatTensor)`` (or ``"torch.FloatTensor"``)
+#: converts and moves the tensor to the CPU (``torch.cuda.FloatTensor`` is the CUDA one).
+LEGACY_CPU_TYPES: Final[frozenset[str]] = frozenset({
+    "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor", "ShortTensor",
+    "IntTensor", "LongTensor", "BoolTensor",
+})
+#: The method that takes such a type.
+LEGACY_TYPE_METHOD: Final = "type"
+
 #: Ops whose target device comes from an argument (a device or another tensor).
 TARGET_TRANSFERS: Final[frozenset[str]] = frozenset({"to"})
 

@@ -17,7 +17,7 @@ from .. import _semantics as sem
 if TYPE_CHECKING:
     from .._vocabulary import HostVocabulary
 
-__all__ = ["accumulated", "decided_by", "root_identity", "ArrayOf", "COMPUTED", "EMPTY", "STORAGE", "Computed", "HostOnly", "LoopFilled", "Param", "Pending", "ReadOf",
+__all__ = ["accumulated", "collected_data", "decided_by", "root_identity", "ArrayOf", "COMPUTED", "EMPTY", "STORAGE", "Computed", "HostOnly", "LoopFilled", "Param", "Pending", "ReadOf",
            "Root", "Sink", "SinkKind", "StorageOf", "Value", "as_scalar", "data_operands", "is_host", "host_operands",
            "host_operands_of", "items_of", "overwritten", "params", "pending_of", "root_fields", "root_rank", "roots",
            "storage_step", "wrapped", "writes_back"]
@@ -248,6 +248,18 @@ def decided_by(value: Value) -> Value:
     if not read:
         return EMPTY
     return frozenset(replace(a, scalar=False, scalar_items=False) for a in read) | {COMPUTED}
+
+
+def collected_data(value: Value) -> Value:
+    """What a loop or a comprehension collects, element by element: the elements of a readback
+    (``[v * 2 for v in x.tolist()]``) or scalars it computed with are array data; scalars read on
+    their own and only converted (``[int(h.item()) for h in sizes]``: sizes) stay scalars."""
+    if COMPUTED in value:
+        return accumulated(value)
+    if not any(isinstance(a, Root) and a.scalar_items and a.scalar for a in value):
+        return value
+    return frozenset(replace(a, scalar=False) if isinstance(a, Root) and a.scalar_items and a.scalar else a
+                     for a in value) | {COMPUTED}
 
 
 def accumulated(value: Value) -> Value:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ... import _semantics as sem
 from .. import _codes as codes
-from .._values import (COMPUTED, EMPTY, ArrayOf, HostOnly, LoopFilled, Param, ReadOf, Root, Value, as_scalar, host_operands,
+from .._values import (COMPUTED, EMPTY, collected_data, ArrayOf, HostOnly, LoopFilled, Param, ReadOf, Root, Value, as_scalar, host_operands,
                        data_operands, is_host, overwritten, params, pending_of, roots, storage_step, wrapped)
 from .recorder import RANGE
 from .events import Sink
@@ -52,6 +52,17 @@ class Calls(Part):
             if host_operands(operands):
                 self.writes.sink(operands, Sink("out_write"))
         func = node.func
+        if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "getattr" \
+                and func.func.id not in env and len(func.args) == 2 and isinstance(func.args[1], ast.Constant) \
+                and isinstance(func.args[1].value, str) and func.args[1].value.isidentifier():
+            func = ast.copy_location(ast.Attribute(func.args[0], func.args[1].value, ast.Load()), func)
+            node = ast.copy_location(ast.Call(func, node.args, node.keywords), node)  # ``getattr(x, "cpu")()``
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) \
+                and isinstance(func.value.func, (ast.Name, ast.Attribute)):
+            made = self.resolver.resolve(self.info, self.state.scope, func.value.func)
+            method = self.resolver.method(made, func.attr) if made is not None else None
+            if method is not None:  # ``Erf().forward(x)``: the class's method
+                return self.named_call(node, method, args, kwargs, all_args, env, receiver=func.value)
         base = base_name(func)
         local = base is not None and base in env and base not in ("self", "cls") and base not in self.state.scope
         if isinstance(func, ast.Attribute):
@@ -134,6 +145,9 @@ class Calls(Part):
             return all_args | self.recorder.built(node, f'host RNG "{dotted_text(func)}()"')
         if name in _TRANSFER_METHODS:
             return self.transfer(node, func, receiver, name)
+        if name == sem.LEGACY_TYPE_METHOD and node.args and legacy_cpu_type(node.args[0]) and not is_host(receiver):
+            return self.recorder.readback(node, receiver, f'".type({dotted_text(node.args[0]) or "cpu type"})"',
+                                          codes.CPU_TARGET, copy=True)  # ``x.type(torch.FloatTensor)``
         if name in sem.RECEIVER_DATA_FACTORIES and not is_host(receiver):  # ``a.new_tensor(host)``: uploaded
             data = args[0] if args else kwargs.get("data", EMPTY)
             return self.writes.sink(data, Sink("upload_with", f".{name}()"), known_upload=False)
@@ -169,6 +183,8 @@ class Calls(Part):
             if base is not None:
                 all_args = all_args | self.state.control  # appended where data read back decided it
                 computes = self.state.loops and not all(self.expressions.collected(a) for a in node.args)
+                if computes:  # elements of a readback, or scalars computed with, collected one by one
+                    all_args = collected_data(all_args)
                 filled = frozenset({LoopFilled(base, node.lineno, node.col_offset)}) if computes else EMPTY
                 self.writes.contain(base, env.get(base, EMPTY), all_args)
                 env[base] = env.get(base, EMPTY) | all_args | filled
@@ -256,6 +272,11 @@ class Calls(Part):
                 if targets_device(node, self.state.constant):
                     return EMPTY
                 data = node.args[0] if node.args else None
+                if names_cpu(node, self.state.constant) and params(all_args) and not is_host(all_args) \
+                        and not isinstance(data, _SEQUENCE_DISPLAYS):
+                    # ``torch.as_tensor(x, device="cpu")`` of the op's tensor: a copy to the host
+                    return self.recorder.readback(node, all_args, f'"{last}(device=\"cpu\")"'.replace("\\", ""),
+                                                  codes.CPU_TARGET, copy=True)
                 if params(all_args) and not isinstance(data, _SEQUENCE_DISPLAYS):
                     return all_args  # ``torch.as_tensor(x)``: x's device, whatever it is
                 # ``torch.tensor(idx)``: a CPU tensor of the host's data (a loop's list: built there)
@@ -417,3 +438,13 @@ def factory_values(name: str, args: list[Value], kwargs: dict[str | None, Value]
     for position, keyword in sem.FACTORY_VALUE_ARGUMENTS.get(name, ()):
         value = value | (args[position] if position < len(args) else kwargs.get(keyword, EMPTY))
     return value
+
+
+def legacy_cpu_type(node: ast.expr) -> bool:
+    """``torch.FloatTensor`` or ``"torch.FloatTensor"``: a legacy CPU tensor type
+    (``sem.LEGACY_CPU_TYPES``)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        head, _, last = node.value.rpartition(".")
+        return head == "torch" and last in sem.LEGACY_CPU_TYPES
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "torch" \
+        and node.attr in sem.LEGACY_CPU_TYPES

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ... import _semantics as sem
 from .._conditions import conjoin
 from .. import _codes as codes
-from .._values import COMPUTED, EMPTY, LoopFilled, Value, decided_by, is_host, items_of, params, pending_of, storage_step
+from .._values import COMPUTED, EMPTY, LoopFilled, Value, collected_data, decided_by, is_host, items_of, params, pending_of, storage_step
 from .recorder import COMPREHENSION
 from .state import Part
 from .syntax import counts
@@ -103,7 +103,13 @@ class Expressions(Part):
 
     def expr_Subscript(self, node: ast.Subscript, env: dict[str, Value]) -> Value:
         value = self.expr(node.value, env)
-        index = self.expr(node.slice, env)
+        # a slice's bounds are sizes: they pick a view, never data (``x[..., lo:hi]`` for ``lo``
+        # read back is a host sync); the other parts of the index are what it picks by
+        index: Value = EMPTY
+        for part in node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]:
+            found = self.expr(part, env)  # (a bound is still walked: ``x[:int(n.item())]`` reads n back)
+            if not isinstance(part, ast.Slice):
+                index = index | found
         picked = value if isinstance(node.slice, ast.Slice) else items_of(value)
         if not is_host(index):
             # an index on the device (an index map uploaded for this gather) is an operand: the
@@ -148,7 +154,8 @@ class Expressions(Part):
         items = {g.target.id for g in node.generators if isinstance(g.target, ast.Name) and not counts(g.iter, self.vocab)}
         if self.collected(node.elt, items):  # [k for k in keys if ...], [op(t) for t in ts]: no data computed
             return value
-        return value | frozenset({LoopFilled(COMPREHENSION, node.lineno, node.col_offset)})
+        # computed element by element: array data, whatever each element was (a scalar read back)
+        return collected_data(value) | frozenset({LoopFilled(COMPREHENSION, node.lineno, node.col_offset)})
 
     def expr_GeneratorExp(self, node: ast.GeneratorExp, env: dict[str, Value]) -> Value:
         return self.comprehension(node, env, [node.elt])

@@ -66,3 +66,39 @@ def gather_by_host_comprehension(a, index):
 
 def gather_by_counter_comprehension(a, n):
     return kernels.launch("stack", [a[i] for i in range(n)])
+
+
+def through_getattr(a):
+    return getattr(a, "cpu")().exp().to(a.device)  # E: device-cpu-call
+
+
+def through_a_made_instance(a):
+    return Staging(a.device).pull(a).exp().to(a.device)  # E: device-readback
+
+
+def as_tensor_on_the_cpu(a):
+    return torch.as_tensor(a, device="cpu").cumprod(0).to(a.device)  # E: device-cpu-target
+
+
+def legacy_cpu_type(a):
+    return a.type(torch.FloatTensor).exp().to(a.device)  # E: device-cpu-target
+
+
+def legacy_dtype_only(a):
+    return a.type(torch.float16)
+
+
+def elements_computed_and_uploaded(a):
+    return a.new_tensor([v * 2 for v in a.tolist()])  # E: device-readback
+
+
+def sizes_read_back(a, coords):
+    """Sizes read back one by one and collected: a list of sizes (a host sync)."""
+    sizes = [int(h.item()) for h in coords]
+    return [kernels.launch("zeros", s) for s in sizes]
+
+
+def views_by_read_bounds(a, bounds):
+    """Slices at bounds read back: views of the device tensor (a host sync)."""
+    lo, hi = bounds.tolist()
+    return torch.cat([a[..., lo:hi], a[..., hi:]])
