@@ -88,6 +88,8 @@ def cast(x: Tensor[MPS], n: int) -> Tensor[MPS]:
     made = torch.zeros(3, device="mps")
     z = torch.zeros(n, n, device=x.device)
     y = x.to(torch.float16)
+    d = torch.linalg.det(x)
+    f = torch.fft.fft(x)
     w = torch.ze
     u = x.t
     return z + y + made
@@ -97,6 +99,8 @@ def cast(x: Tensor[MPS], n: int) -> Tensor[MPS]:
 PROBES = (
     ("signature help torch.zeros(", "textDocument/signatureHelp", "    z = torch.zeros(n, n, device=x.device)", "torch.zeros("),
     ("signature help x.to(", "textDocument/signatureHelp", "    y = x.to(torch.float16)", "x.to("),
+    ("signature help torch.linalg.det(", "textDocument/signatureHelp", "    d = torch.linalg.det(x)", "torch.linalg.det("),
+    ("signature help torch.fft.fft(", "textDocument/signatureHelp", "    f = torch.fft.fft(x)", "torch.fft.fft("),
     ("completion torch.ze", "textDocument/completion", "    w = torch.ze", "torch.ze"),
     ("completion x.t", "textDocument/completion", "    u = x.t", "x.t"),
     ("completion resolve zeros", "completionItem/resolve", "    w = torch.ze", "torch.ze"),
