@@ -518,7 +518,8 @@ MERGED_CPU_DEVICE = False
 #: without a ``.py`` beside it (``torch/_C/*.pyi``) that walks the import graph of the
 #: stub, for every undocumented signature, on every signature help and hover (0.3-0.9 s
 #: for ``torch.zeros(``; benchmarks/editor_bench.py, docs/performance.md). Costs file size
-#: only (``_VariableFunctions.pyi`` 1.3 -> 2.9 MB); off is the measured variant
+#: only (``_VariableFunctions.pyi`` 1.3 -> 2.9 MB, 1.6 MB with SUMMARY_DOCS, which gives the
+#: variants a shorter docstring); off is the measured variant
 #: ``first-overload-docstring`` of benchmarks/overlay_variants.py.
 DOCUMENT_EVERY_OVERLOAD = True
 #: Whether the overloads an op fans out into, but the first, carry its docs' signature line
