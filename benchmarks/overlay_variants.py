@@ -259,6 +259,8 @@ GENERATED: dict[str, dict[str, object]] = {
     # the op's docstring on its first variant only (before issue 26): the editor's cost,
     # benchmarks/editor_bench.py --overlay; the batch cost here
     "first-overload-docstring": {"DOCUMENT_EVERY_OVERLOAD": False},
+    # every overload with the op's full docs (before issue 26's round 3: SUMMARY_DOCS off)
+    "every-overload-full-docs": {"SUMMARY_DOCS": False},
 }
 
 

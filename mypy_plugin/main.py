@@ -35,7 +35,7 @@ from device_types._semantics import (
     is_like_factory,
 )
 from mypy.checker_state import checker_state
-from mypy.nodes import CallExpr, Context, FuncDef, MemberExpr, MypyFile, OpExpr, TypeInfo, Var
+from mypy.nodes import CallExpr, Context, FloatExpr, FuncDef, MemberExpr, MypyFile, OpExpr, TypeInfo, UnaryExpr, Var
 from mypy.options import Options
 from mypy.plugin import (
     AnalyzeTypeContext,
@@ -231,6 +231,9 @@ class DeviceTypesPlugin(Plugin):
                 hook = _bind(self._unbound_tensor_method, name)
             self._method_hooks[fullname] = hook
             return hook
+        if fullname in ROOT_POWERS:
+            self._method_hooks[fullname] = hook = _guarded(self._root_power)
+            return hook
         owner, _, name = fullname.rpartition(".")
         kind = self._kind_of_class(owner) if owner else None
         if kind is _TENSOR:
@@ -391,6 +394,28 @@ class DeviceTypesPlugin(Plugin):
             policy.check_conversion(ctx.api, builtin, ctx.context, ctx.args[0][0], ctx.arg_types[0][0], backend)
         return ctx.default_return_type
 
+    def _root_power(self, ctx: MethodContext) -> Type:
+        """``d ** 0.5``, ``d ** -0.5`` in a backend: ``float`` where typeshed gives ``Any``.
+
+        typeshed types ``int ** float`` and ``float ** float`` as ``Any`` (a negative base
+        gives a complex), and an ``Any`` operand makes ``scores / (q.shape[-1] ** 0.5)``
+        ``Any`` in every checker, so the attention scaling dropped the device of everything
+        after it. In a backend module, with a float literal for the exponent, the plugin
+        reads the power as a ``float`` (the scale of a size); it cannot make anything
+        accepted that ``Any`` rejected. pyright has no plugin: docs/limits.md gives the
+        spellings that keep the device there.
+        """
+        default = ctx.default_return_type
+        context = ctx.context
+        if not (isinstance(context, OpExpr) and context.op == "**" and isinstance(get_proper_type(default), AnyType)):
+            return default
+        exponent = context.right
+        if isinstance(exponent, UnaryExpr) and exponent.op == "-":
+            exponent = exponent.expr
+        if not isinstance(exponent, FloatExpr) or self._backend(ctx.api) is None:
+            return default
+        return ctx.api.named_generic_type("builtins.float", [])
+
     def _torch_device(self, ctx: FunctionContext) -> Type:
         self._backend(ctx.api)
         if self._tree_silent:
@@ -443,6 +468,10 @@ STRICT_ENV = "DEVICE_TYPES_MYPY_STRICT"
 def _fallback(ctx: Any) -> Type:
     default = getattr(ctx, "default_return_type", None)
     return default if default is not None else AnyType(TypeOfAny.special_form)
+
+
+#: ``int ** float`` (tried as ``float.__rpow__``) and ``float ** float``: see _root_power.
+ROOT_POWERS = frozenset({"builtins.float.__rpow__", "builtins.float.__pow__"})
 
 
 def _guarded(hook: Callable[[Any], Type]) -> Callable[[Any], Type]:

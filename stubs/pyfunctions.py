@@ -32,7 +32,7 @@ from pathlib import Path
 from device_types._semantics import OpKind
 
 from .annotations import mentions_tensor, name, parse_annotation
-from .gradual import NEVER_IMPORT, bare_guard
+from .gradual import NEVER_IMPORT, bare_guard, host_reading_first
 from .inferred import PYRIGHT_FUNCTION_RESULTS, for_both
 from .modules import _finish
 from .import_order import type_checking_only
@@ -313,7 +313,7 @@ class _Stub:
             group.append(fallback)  # not rewritten: it is what stock torch gives
         inferred = PYRIGHT_FUNCTION_RESULTS.get(public) if fallback is not None and _is_any(fallback.returns) else None
         if inferred is None:
-            self.body.extend(group)
+            self.body.extend(host_reading_first(group))
             return
         # pyright infers this result from torch's source where mypy reads Any (inferred.py):
         # its copy of the group gives that where the group gives stock torch's Any.
@@ -321,7 +321,7 @@ class _Stub:
         for stmt in for_pyright:
             if isinstance(stmt, ast.FunctionDef) and _is_any(stmt.returns):
                 stmt.returns = _type(inferred)
-        self.body.append(for_both(group, for_pyright))
+        self.body.append(for_both(group, host_reading_first(for_pyright, pyright_only=True)))
 
 
 def functional_stub(root: Path, origin: str, schemas: NativeSchemas | None, native_ops: dict[str, list[Op]]) -> tuple[str, list[Op], list[NativeOp]]:

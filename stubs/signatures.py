@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 from functools import partial
 from dataclasses import dataclass, field
 
@@ -517,9 +518,17 @@ MERGED_CPU_DEVICE = False
 #: without a ``.py`` beside it (``torch/_C/*.pyi``) that walks the import graph of the
 #: stub, for every undocumented signature, on every signature help and hover (0.3-0.9 s
 #: for ``torch.zeros(``; benchmarks/editor_bench.py, docs/performance.md). Costs file size
-#: only (``_VariableFunctions.pyi`` 1.3 -> 2.9 MB); off is the measured variant
+#: only (``_VariableFunctions.pyi`` 1.3 -> 2.9 MB, 1.6 MB with SUMMARY_DOCS, which gives the
+#: variants a shorter docstring); off is the measured variant
 #: ``first-overload-docstring`` of benchmarks/overlay_variants.py.
 DOCUMENT_EVERY_OVERLOAD = True
+#: Whether the overloads an op fans out into, but the first, carry its docs' signature line
+#: and description without the argument list and examples (the first overload, and torch's
+#: own overloads that the overlay leaves as written, keep all of it). The docs were 2.0 of
+#: ``_VariableFunctions.pyi``'s 2.4 MB, and basedpyright's first diagnostics tokenize them
+#: (without any docs there: 1.08x stock against 1.16x, benchmarks/editor_bench.py --first 10,
+#: docs/performance.md); off is the measured variant ``every-overload-full-docs``.
+SUMMARY_DOCS = True
 #: Whether a module function whose result holds no tensor still gets the device TypeVar
 #: on its only tensor parameter, where it constrains nothing (off: torch's own signature;
 #: benchmarks/overlay_variants.py measures it on: ``device-where-unused``).
@@ -642,4 +651,18 @@ def _clone(fn: ast.FunctionDef, keep_doc: bool) -> ast.FunctionDef:
     v = copy.deepcopy(fn)
     if not (keep_doc or DOCUMENT_EVERY_OVERLOAD):
         v.body = [ast.Expr(value=ast.Constant(value=Ellipsis))]
+    elif not keep_doc and SUMMARY_DOCS:
+        doc = ast.get_docstring(fn, clean=False)
+        if doc is not None:
+            v.body = [ast.Expr(value=ast.Constant(value=_summary(doc)))]
     return v
+
+
+#: Where torch's docs list the arguments or give examples: the part a variant leaves out.
+_DOC_DETAILS = re.compile(r"\n\s*(Args|Arguments|Keyword args|Keyword arguments|Example|Examples)::?\s*\n")
+
+
+def _summary(doc: str) -> str:
+    """``doc`` up to its argument list or examples (torch's signature line and description)."""
+    found = _DOC_DETAILS.search(doc)
+    return doc if found is None else doc[: found.start()].rstrip() + "\n"

@@ -76,6 +76,19 @@ def test_every_overload_of_a_documented_op_keeps_its_docstring() -> None:
         assert len(_documented(tensor_base.body, name)) > 4 and all(_documented(tensor_base.body, name)), name
 
 
+def test_variants_carry_the_description_and_the_first_overload_all_of_the_docs() -> None:
+    """SUMMARY_DOCS: torch's docs were 2.0 of ``_VariableFunctions.pyi``'s 2.4 MB, and the
+    servers tokenize them for the first diagnostics; a variant keeps the signature line and
+    the description (what signature help and hover show first), not the argument list and
+    examples."""
+    functions = [fn for fn in ast.parse(overlay().files["_C/_VariableFunctions.pyi"]).body
+                 if isinstance(fn, ast.FunctionDef) and fn.name == "zeros"]
+    docs = [ast.get_docstring(fn) or "" for fn in functions]
+    assert "Example::" in docs[0] and "Returns a tensor filled with the scalar value `0`" in docs[0]
+    short = [d for d in docs if "Example::" not in d]
+    assert len(short) > 4 and all("Returns a tensor filled with the scalar value `0`" in d for d in short)
+
+
 def test_repository_commits_no_torch_stub() -> None:
     tracked = subprocess.run(["git", "ls-files", "*.pyi"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert tracked.split() == []
@@ -142,6 +155,38 @@ def test_namespace_stub_declares_every_public_name_of_the_module(module: str) ->
     assert public - declared == set()
     ops = {s.name for s in stub.body if isinstance(s, ast.FunctionDef)}
     assert {"eigh", "svd", "vector_norm", "fft", "rfft", "fftfreq", "erf", "xlogy"} & public <= ops
+
+
+def _in_pyright_order(body: list[ast.stmt]) -> list[ast.FunctionDef]:
+    """The module's defs as pyright chains an op's overloads: both branches of an
+    ``if <layer>.MYPY:``, in order."""
+    out: list[ast.FunctionDef] = []
+    for stmt in body:
+        if isinstance(stmt, ast.If):
+            out += _in_pyright_order(stmt.body + stmt.orelse)
+        elif isinstance(stmt, ast.FunctionDef):
+            out.append(stmt)
+    return out
+
+
+@pytest.mark.parametrize("module", ["linalg/__init__", "fft/__init__", "special/__init__", "functional"])
+def test_the_first_signature_an_editor_shows_is_not_the_bare_guard(module: str) -> None:
+    """pyright's and basedpyright's signature help make an op's first overload (that has a
+    parameter for the argument under the cursor) the active one: the host reading, the op's
+    own parameters on the CPU, comes before the ``Tensor[Never] | Tensor[CPU], *args,
+    **kwargs`` guard. In the namespaces every overload carries torch's docs (without them
+    the servers look for them in torch's source on every request)."""
+    firsts: dict[str, ast.FunctionDef] = {}
+    defs = _in_pyright_order(ast.parse(overlay().files[f"{module}.pyi"]).body)
+    for fn in defs:
+        firsts.setdefault(fn.name, fn)
+    guarded = {fn.name for fn in defs if "_dt_Never" in ast.unparse(fn.args)}
+    assert len(guarded) > 10
+    shown = {n: ast.unparse(firsts[n].args) for n in guarded}
+    assert {n for n, params in shown.items() if "_dt_Never" in params} == set()
+    assert all("Tensor[_dt_CPU]" in params for params in shown.values())
+    if module != "functional":
+        assert [fn.name for fn in defs if ast.get_docstring(fn) is None and fn.name in guarded] == []
 
 
 def test_functional_stub_defines_everything_torch_exports() -> None:

@@ -5,8 +5,9 @@ most one in pyright and basedpyright (``standard``, the mode of docs/checkers.md
 ``strict`` adds its consequential ``reportUnknown*`` rules).
 
 Each function of a fixture module holds at most one mistake, marked on its line with
-``# mistake: <code>; pyright: <rule or none>``: in the function's lines mypy must report
-exactly that code on that line and nothing else; pyright must report exactly one error of
+``# mistake: <code>; pyright: <rule or none>`` (and optionally ``; advice: <text>``, which
+mypy's message must contain): in the function's lines mypy must report exactly that code on
+that line and nothing else; pyright must report exactly one error of
 that rule somewhere in the function, or none where only the plugin's policy sees the
 mistake (bare ``torch.Tensor``, host syncs). A function without a marker gets nothing from
 any checker. The typed example backend (``examples/candle``) gets the same rule from its
@@ -30,7 +31,7 @@ from .test_plugin import CACHE, REPO, needs_overlay
 HERE = Path(__file__).resolve().parent
 MISTAKES = HERE / "mistakes"
 BACKEND = "proj._backends.mps"
-MARK = re.compile(r"#\s*mistake:\s*(?P<code>[a-z-]+);\s*pyright:\s*(?P<pyright>\w+)")
+MARK = re.compile(r"#\s*mistake:\s*(?P<code>[a-z-]+);\s*pyright:\s*(?P<pyright>\w+)(;\s*advice:\s*(?P<advice>.+))?")
 
 pytestmark = needs_overlay
 
@@ -77,6 +78,11 @@ def diagnostics(checker: str) -> tuple[Diagnostic, ...]:
 
 def functions() -> list[tuple[str, str, int, int, tuple[int, str, str] | None]]:
     """(module file, function, first line, last line, (line, code, pyright rule) or None)."""
+    return [(module, name, first, last, mark[:3] if mark else None) for module, name, first, last, mark in _marked()]
+
+
+def _marked() -> list[tuple[str, str, int, int, tuple[int, str, str, str | None] | None]]:
+    """As ``functions``, each mark with its advice (or None)."""
     out = []
     for path in sorted((MISTAKES / "proj" / "_backends" / "mps").glob("*.py")):
         lines = path.read_text().splitlines()
@@ -86,7 +92,7 @@ def functions() -> list[tuple[str, str, int, int, tuple[int, str, str] | None]]:
             assert node.end_lineno is not None
             marks = [(n, m) for n in range(node.lineno, node.end_lineno + 1) if (m := MARK.search(lines[n - 1]))]
             assert len(marks) <= 1, f"{path.name}:{node.name}: one mistake per function"
-            mark = (marks[0][0], marks[0][1]["code"], marks[0][1]["pyright"]) if marks else None
+            mark = (marks[0][0], marks[0][1]["code"], marks[0][1]["pyright"], marks[0][1]["advice"]) if marks else None
             out.append((path.name, node.name, node.lineno, node.end_lineno, mark))
     return out
 
@@ -111,6 +117,18 @@ def test_mypy_reports_each_mistake_once(module: str, name: str, first: int, last
                                         mark: tuple[int, str, str] | None) -> None:
     found = [(d.line, d.code) for d in _in(diagnostics("mypy"), module, first, last)]
     assert found == ([(mark[0], mark[1])] if mark else [])
+
+
+ADVISED = [(module, name, first, last, mark) for module, name, first, last, mark in _marked() if mark and mark[3]]
+
+
+@pytest.mark.parametrize(("module", "name", "first", "last", "mark"), ADVISED, ids=[f"{m}:{n}" for m, n, *_ in ADVISED])
+def test_mypy_gives_the_right_advice(module: str, name: str, first: int, last: int,
+                                     mark: tuple[int, str, str, str]) -> None:
+    """The one message says what the mistake is and what to do instead (issue 26: the
+    softplus of a ``.cpu()`` result was told to "create it on mps")."""
+    [found] = [d for d in _in(diagnostics("mypy"), module, first, last)]
+    assert mark[3].strip() in found.message
 
 
 @pytest.mark.parametrize("checker", ["pyright", "basedpyright"])

@@ -134,6 +134,12 @@ def bare_and_cpu_inputs_stay_as_stock_torch(x: torch.Tensor, host: Tensor[CPU]) 
     # Where torch gives Any, a CPU tensor keeps Any too: ordinary code reuses names
     # (``a, b = torch.unique(t, return_counts=True); a = a.tolist()``).
     assert_type(torch.linalg.vector_norm(host), Any)
+    # the same through each op's first overload, its host reading (its own parameters on
+    # the CPU: what an editor's signature help shows first), and through the guard after it
+    assert_type(torch.linalg.vector_norm(host, 2, dim=-1, keepdim=True), Any)
+    assert_type(torch.linalg.det(host), Any)
+    assert_type(torch.fft.fft(host, n=4, norm="ortho"), Any)
+    assert_type(torch.special.xlogy(host, 2.0), Any)
     assert_type(torch.unique(host, return_counts=True), Any)
     assert_type(torch.split(host, 1), tuple[Tensor[CPU], ...])
 

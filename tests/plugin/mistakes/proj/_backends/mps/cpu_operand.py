@@ -7,7 +7,7 @@ from proj.helpers import host_table
 
 
 def positions(x: Tensor[MPS], n: int) -> Tensor[MPS]:
-    return x + torch.arange(n)  # mistake: device-cpu-operand; pyright: reportOperatorIssue
+    return x + torch.arange(n)  # mistake: device-cpu-operand; pyright: reportOperatorIssue; advice: create it on mps (device=x.device)
 
 
 def bare_positions(x: torch.Tensor, n: int) -> torch.Tensor:

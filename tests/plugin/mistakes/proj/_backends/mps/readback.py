@@ -7,7 +7,7 @@ from device_types import MPS, Tensor
 
 
 def compare(x: Tensor[MPS]) -> bool:
-    return bool((x.numpy() > 0).any())  # mistake: device-readback; pyright: reportAttributeAccessIssue
+    return bool((x.numpy() > 0).any())  # mistake: device-readback; pyright: reportAttributeAccessIssue; advice: ".numpy()" copies tensor data to the host
 
 
 def indices(mask: torch.Tensor, x: torch.Tensor) -> torch.Tensor:

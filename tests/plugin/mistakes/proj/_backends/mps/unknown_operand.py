@@ -7,7 +7,7 @@ from proj.helpers import positions
 
 
 def add_positions(x: Tensor[MPS], n: int) -> Tensor[MPS]:
-    return x + positions(n)  # mistake: device-unknown-operand; pyright: none
+    return x + positions(n)  # mistake: device-unknown-operand; pyright: none; advice: of unknown device
 
 
 def checked(x: Tensor[MPS], n: int) -> Tensor[MPS]:
