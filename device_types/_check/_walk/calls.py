@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ... import _semantics as sem
 from .. import _codes as codes
+from .._conditions import Condition
 from .._values import (COMPUTED, EMPTY, collected_data, ArrayOf, HostOnly, LoopFilled, Param, ReadOf, Root, Value, as_scalar, host_operands,
                        data_operands, is_host, overwritten, params, pending_of, roots, storage_step, wrapped)
 from .recorder import RANGE
@@ -273,7 +274,8 @@ class Calls(Part):
                     return EMPTY
                 data = node.args[0] if node.args else None
                 if names_cpu(node, self.state.constant) and params(all_args) and not is_host(all_args) \
-                        and not isinstance(data, _SEQUENCE_DISPLAYS):
+                        and not isinstance(data, _SEQUENCE_DISPLAYS) \
+                        and not any(not_an_instance(self.state.path, index) for index in params(all_args)):
                     # ``torch.as_tensor(x, device="cpu")`` of the op's tensor: a copy to the host
                     return self.recorder.readback(node, all_args, f'"{last}(device=\"cpu\")"'.replace("\\", ""),
                                                   codes.CPU_TARGET, copy=True)
@@ -393,6 +395,8 @@ class Calls(Part):
         if name in self.vocab.host_builtins:
             return all_args | (frozenset({COMPUTED}) if is_host(all_args) and name not in self.vocab.plain_builtins else EMPTY)
         if name == "range":  # a counter sequence: host-built index data once materialised
+            for value in args:  # its bounds are counts: metadata (``for _ in range(levels - 1)``)
+                self.uses.use(value, True)
             return frozenset({LoopFilled(RANGE, node.lineno, node.col_offset)})
         if name in self.vocab.inert_builtins:
             return EMPTY
@@ -448,3 +452,14 @@ def legacy_cpu_type(node: ast.expr) -> bool:
         return head == "torch" and last in sem.LEGACY_CPU_TYPES
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "torch" \
         and node.attr in sem.LEGACY_CPU_TYPES
+
+
+def not_an_instance(path: Condition, index: int) -> bool:
+    """Whether every way ``path`` holds tests parameter ``index`` not to be an instance of a
+    class (``if not isinstance(factor, torch.Tensor): factor = torch.tensor(factor, ...)``):
+    the user's Python data there, not the op's tensor."""
+    return bool(path) and all(
+        any(not test.positive and test.values is None and test.subject[0] == "c"
+            and test.subject[1] == "builtins.isinstance" and test.subject[2][:1] == (("p", index, ()),)
+            for test in conjunction)
+        for conjunction in path)

@@ -32,3 +32,25 @@ def buffer_of_read_size(x, counts):
 def scale_by_read_factors(x, params):
     factors = params.tolist()  # E: device-readback
     return scale_by(x, factors)
+
+
+def levels_of(x, levels):
+    out = [x]
+    for _ in range(levels - 1):
+        out.append(kernels.launch("pool", out[-1]))
+    return out
+
+
+def pyramid_to_read_depth(x, counts):
+    """A depth read back only counts a helper's loop: a host sync."""
+    depth = len([c for c in counts.tolist() if c > 0])
+    return levels_of(x, depth)
+
+
+def bound_of(factor, device=None):
+    """The user's number made a CPU tensor where it is not a tensor: no readback."""
+    if device is None:
+        device = torch.device("cpu")
+    if not isinstance(factor, torch.Tensor):
+        factor = torch.as_tensor(factor, device=device)
+    return factor
