@@ -251,15 +251,12 @@ def decided_by(value: Value) -> Value:
 
 
 def collected_data(value: Value) -> Value:
-    """What a loop or a comprehension collects, element by element: the elements of a readback
-    (``[v * 2 for v in x.tolist()]``) or scalars it computed with are array data; scalars read on
-    their own and only converted (``[int(h.item()) for h in sizes]``: sizes) stay scalars."""
-    if COMPUTED in value:
-        return accumulated(value)
-    if not any(isinstance(a, Root) and a.scalar_items and a.scalar for a in value):
-        return value
-    return frozenset(replace(a, scalar=False) if isinstance(a, Root) and a.scalar_items and a.scalar else a
-                     for a in value) | {COMPUTED}
+    """What a loop or a comprehension collects, element by element: scalars read back that it
+    computed with (``[v * 2 for v in x.tolist()]``) are array data; scalars only converted
+    (``[int(h.item()) for h in sizes]``: sizes) stay scalars."""
+    # elements only compared or converted (``[v > 0 for v in xs]``) stay what they were: a
+    # caller that tests them decides control flow with them
+    return accumulated(value) if COMPUTED in value else value
 
 
 def accumulated(value: Value) -> Value:

@@ -62,7 +62,6 @@ def test_host_syncs_are_opt_in() -> None:
         ("fw/_backends/mps/sizes.py", "resize_to_read_size", 24),  # a size, through a helper that sizes with it
         ("fw/_backends/mps/host_loops.py", "slots_by_readback", 43),  # device tensors put in a list's slots
         ("fw/_backends/mps/spellings.py", "sizes_read_back", 97),  # sizes collected by a comprehension
-        ("fw/_backends/mps/spellings.py", "views_by_read_bounds", 103),  # slices at bounds read back
         ("fw/_backends/mps/sizes.py", "buffer_of_read_size", 29),  # a count, through a helper's torch.empty
         ("fw/_backends/mps/sizes.py", "pyramid_to_read_depth", 46),  # a count for a helper's range()
         ("fw/_backends/mps/selection.py", "factor_in_drawn_order", 19),  # picks an operand

@@ -273,8 +273,8 @@ class Calls(Part):
                 if targets_device(node, self.state.constant):
                     return EMPTY
                 data = node.args[0] if node.args else None
-                if names_cpu(node, self.state.constant) and params(all_args) and not is_host(all_args) \
-                        and not isinstance(data, _SEQUENCE_DISPLAYS) \
+                if names_cpu(node, self.state.constant) and data is not None and not is_host(all_args) \
+                        and self.expressions.device_tensor(data, args[0] if args else EMPTY) \
                         and not any(not_an_instance(self.state.path, index) for index in params(all_args)):
                     # ``torch.as_tensor(x, device="cpu")`` of the op's tensor: a copy to the host
                     return self.recorder.readback(node, all_args, f'"{last}(device=\"cpu\")"'.replace("\\", ""),

@@ -103,13 +103,7 @@ class Expressions(Part):
 
     def expr_Subscript(self, node: ast.Subscript, env: dict[str, Value]) -> Value:
         value = self.expr(node.value, env)
-        # a slice's bounds are sizes: they pick a view, never data (``x[..., lo:hi]`` for ``lo``
-        # read back is a host sync); the other parts of the index are what it picks by
-        index: Value = EMPTY
-        for part in node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]:
-            found = self.expr(part, env)  # (a bound is still walked: ``x[:int(n.item())]`` reads n back)
-            if not isinstance(part, ast.Slice):
-                index = index | found
+        index = self.expr(node.slice, env)
         picked = value if isinstance(node.slice, ast.Slice) else items_of(value)
         if not is_host(index):
             # an index on the device (an index map uploaded for this gather) is an operand: the

@@ -97,8 +97,3 @@ def sizes_read_back(a, coords):
     sizes = [int(h.item()) for h in coords]
     return [kernels.launch("zeros", s) for s in sizes]
 
-
-def views_by_read_bounds(a, bounds):
-    """Slices at bounds read back: views of the device tensor (a host sync)."""
-    lo, hi = bounds.tolist()
-    return torch.cat([a[..., lo:hi], a[..., hi:]])
