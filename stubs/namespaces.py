@@ -135,12 +135,12 @@ def _assignment(target: str, value: ast.expr, schemas: NativeSchemas, structseqs
             guard = None if is_factory else bare_guard(defs[0])
             if guard is None and len(defs) == 1:
                 defs[0].decorator_list = []
-            out = [guard, *defs] if guard is not None else list(defs)
+            functions = [guard, *defs] if guard is not None else list(defs)
             doc = _docstring(value)
             if doc is not None:
-                for fn in out:
+                for fn in functions:
                     fn.body = [ast.Expr(value=ast.Constant(value=doc))]
-            return out
+            return list[ast.stmt](functions)
     if target == "__all__":
         return [ast.Assign(targets=[ast.Name(id=target, ctx=ast.Store())], value=value, lineno=0)]
     if isinstance(value, ast.Name | ast.Attribute):
