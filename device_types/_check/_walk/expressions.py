@@ -148,7 +148,8 @@ class Expressions(Part):
         items = {g.target.id for g in node.generators if isinstance(g.target, ast.Name) and not counts(g.iter, self.vocab)}
         if self.collected(node.elt, items):  # [k for k in keys if ...], [op(t) for t in ts]: no data computed
             return value
-        # computed element by element: array data, whatever each element was (a scalar read back)
+        # built element by element: scalars read back that it computed with are array data
+        # (``collected_data``); ones only compared or converted stay what they were
         return collected_data(value) | frozenset({LoopFilled(COMPREHENSION, node.lineno, node.col_offset)})
 
     def expr_GeneratorExp(self, node: ast.GeneratorExp, env: dict[str, Value]) -> Value:
