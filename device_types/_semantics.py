@@ -288,6 +288,14 @@ NUMPY_BRIDGES: Final[frozenset[str]] = frozenset({"from_numpy"})
 #: Name of the parameter that selects a device in factories and transfers.
 DEVICE_PARAMETER: Final = "device"
 
+#: Tensor members that Python and numpy data lack: a parameter read through one of them is a
+#: tensor (``a.to(x.device)``, ``a.new_empty(n)``), so numpy given it reads the tensor's data
+#: back (``np.asarray(a)``: the ``__array__`` protocol), where the user's data would be staged.
+TENSOR_ONLY_MEMBERS: Final[frozenset[str]] = frozenset({
+    "device", "to", "cpu", "cuda", "new_tensor", "new_empty", "new_zeros", "new_ones", "new_full", "data_ptr",
+    "untyped_storage", "is_cpu", "is_cuda", "is_mps", "is_xpu", "is_npu", "element_size", "is_contiguous",
+})
+
 #: Tensor attributes that test its device's type (``x.is_cpu``, ``x.is_cuda``), by device type.
 DEVICE_FLAGS: Final[dict[str, str]] = {"is_cpu": "cpu", "is_cuda": "cuda", "is_mps": "mps", "is_xpu": "xpu", "is_npu": "npu"}
 

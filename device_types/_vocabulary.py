@@ -125,7 +125,7 @@ class HostVocabulary:
     #: Names of helpers we cannot see that re-type raw host data without computing with it
     #: (``acl.util.ptr_to_bytes(ptr, n)``, ``bytes_to_ptr``): what they return is what they got.
     conversion_patterns: tuple[str, ...] = (
-        r"(^|_)(ptr|pointer|address|buffer|bytes)_?to_|(^|_)to_(bytes|ptr|pointer|buffer)$|from_(ptr|pointer|address|buffer|bytes)$",)
+        r"(^|_)(ptr|pointer|address|buffer|bytes|numpy)_?to_|(^|_)to_(bytes|ptr|pointer|buffer)$|from_(ptr|pointer|address|buffer|bytes)$",)
     #: Builtins that move host data around without computing with it.
     plain_builtins: frozenset[str] = frozenset({
         "list", "tuple", "zip", "enumerate", "reversed", "iter", "next", "dict", "set", "frozenset", "bytes",
@@ -159,9 +159,10 @@ class HostVocabulary:
                                                     "arange"})
 
     # --- sources: device data reaching the host --------------------------------------------
-    #: Helper names that return host data of their first argument (``_to_numpy``, ``to_host``).
+    #: Helper names that return host data of their first argument (``_to_numpy``, ``to_host``;
+    #: not ``numpy_to_ptr``, which goes from numpy: a conversion).
     readback_patterns: tuple[str, ...] = (
-        r"(^|_)(to_)?numpy($|_)|numpy_view|(^|_)to_(cpu|host)$|(^|_)d2h($|_)|dtoh",)
+        r"(^|_)(to_)?numpy($|_(?!to_))|numpy_view|(^|_)to_(cpu|host)$|(^|_)d2h($|_)|dtoh",)
     #: Names of device-to-host copies: a callee, or a constant passed as a copy's kind.
     d2h_patterns: tuple[str, ...] = (r"d2h|dtoh|device_?to_?host",)
     #: ctypes/numpy views of raw memory: on a device pointer, a read of device data.

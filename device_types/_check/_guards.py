@@ -89,6 +89,22 @@ class GuardReader:
         return self._scope[2]
 
     @cached_property
+    def tensor_params(self) -> frozenset[str]:
+        """Parameters the body uses as a tensor (``a.device``, ``a.to(...)``, ``a.new_empty(n)``,
+        ``a.data_ptr()``: ``sem.TENSOR_ONLY_MEMBERS``, which Python and numpy data lack): the
+        op's tensor, not the user's data."""
+        params = self._params
+        used, tested = set(), set()
+        for sub in ast.walk(self._node):
+            if isinstance(sub, ast.Attribute) and sub.attr in sem.TENSOR_ONLY_MEMBERS \
+                    and isinstance(sub.value, ast.Name) and sub.value.id in params:
+                used.add(sub.value.id)
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "isinstance" \
+                    and sub.args and isinstance(sub.args[0], ast.Name):
+                tested.add(sub.args[0].id)  # a tensor on one path, the user's data on another
+        return frozenset(used - tested)
+
+    @cached_property
     def appended_lists(self) -> dict[str, list[ast.expr]]:
         """Locals bound once to ``[]`` and then only appended to (``elements.append(a.select(0, i))``
         in a loop), never otherwise changed: name -> what is appended. Such a list holds those
@@ -690,7 +706,10 @@ def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, i
         elif isinstance(stmt, ast.Assign):
             for target in stmt.targets:
                 bind(target)
-            if loop is None and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            # a parameter rebound under a test keeps the caller's value on the other path: its
+            # binding is not its value (``if len(ops) == 1: ops = ops[0]``)
+            if loop is None and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                    and (stmt.targets[0].id not in tracked or id(stmt) in top):
                 once[stmt.targets[0].id] = stmt.value
         elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
             bind(stmt.target, 2 if isinstance(stmt, ast.AugAssign) else 1)

@@ -17,7 +17,7 @@ from .. import _semantics as sem
 if TYPE_CHECKING:
     from .._vocabulary import HostVocabulary
 
-__all__ = ["accumulated", "collected_data", "decided_by", "root_identity", "ArrayOf", "COMPUTED", "EMPTY", "STORAGE", "Computed", "HostOnly", "LoopFilled", "Param", "Pending", "ReadOf",
+__all__ = ["accumulated", "collected_data", "GUARDED_CPU", "decided_by", "root_identity", "ArrayOf", "COMPUTED", "EMPTY", "STORAGE", "Computed", "HostOnly", "LoopFilled", "Param", "Pending", "ReadOf",
            "Root", "Sink", "SinkKind", "StorageOf", "Value", "as_scalar", "data_operands", "is_host", "host_operands",
            "host_operands_of", "items_of", "overwritten", "params", "pending_of", "root_fields", "root_rank", "roots",
            "storage_step", "wrapped", "writes_back"]
@@ -81,6 +81,11 @@ class HostOnly:
     ``x.device.type == "cpu"``): host data, but nobody's device data."""
 
     why: str
+
+
+#: A tensor a guard puts on the CPU (``if x.device.type == "cpu":``): no device data in it,
+#: and no evidence of where another tensor moved ``.to(x.device)`` goes.
+GUARDED_CPU = HostOnly("cpu tensor")
 
 
 @dataclass(frozen=True)

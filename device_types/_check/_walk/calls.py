@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Callable
 from ... import _semantics as sem
 from .. import _codes as codes
 from .._conditions import Condition
-from .._values import (COMPUTED, EMPTY, collected_data, ArrayOf, HostOnly, LoopFilled, Param, ReadOf, Root, Value, as_scalar, host_operands,
+from .._values import (COMPUTED, EMPTY, GUARDED_CPU, collected_data, ArrayOf, HostOnly, LoopFilled, Param, ReadOf, Root, Value, as_scalar, host_operands,
                        data_operands, is_host, overwritten, params, pending_of, roots, storage_step, wrapped)
 from .recorder import RANGE
 from .events import Sink
 from .state import Part
-from .syntax import (base_name, constructs, dotted_text, is_ctypes_array_type, literal_device, name_text, names_cpu, one_element,
+from .syntax import (base_name, constructs, device_keywords, dotted_text, is_ctypes_array_type, literal_device, name_text, names_cpu, one_element,
                      shown, targets_device, converts_dtype_only)
 
 
@@ -82,6 +82,14 @@ class Calls(Part):
             if dotted is None:
                 if self.vocab.d2h_name.search(func.id) or any(self.vocab.d2h_name.search(name_text(a)) for a in node.args):
                     return self.d2h(node, func.id, env)  # a D2H copy we cannot see into
+                kept = self.state.constant(func.id) if func.id in env else None
+                if isinstance(kept, ast.Attribute):  # ``pull = a.cpu; pull()``: the method it names
+                    return self.call(ast.copy_location(ast.Call(kept, node.args, node.keywords), node), env)
+                if isinstance(kept, ast.Call) and kept.args and not isinstance(kept.args[0], ast.Starred) \
+                        and self.resolver.resolve(self.info, self.state.scope, kept.func) == "functools.partial":
+                    # ``to_cpu = partial(torch.Tensor.to, device="cpu"); to_cpu(a)``: the call it completes
+                    completed = ast.Call(kept.args[0], [*kept.args[1:], *node.args], [*kept.keywords, *node.keywords])
+                    return self.call(ast.copy_location(completed, node), env)
                 if func.id in self.state.lambdas:
                     return self.inlined(self.state.lambdas[func.id], func.id, args, kwargs, env)
                 if func.id in env:  # a local callable value: unknown
@@ -137,7 +145,7 @@ class Calls(Part):
             if step is not None:
                 return self.recorder.readback(node, step[0], None, codes.READBACK) if step[1] else step[0]
         if name in self.vocab.raw_memory_reads:
-            return self.raw_memory(node, name, all_args)
+            return self.raw_memory(node, name, all_args, env)
         if self.vocab.host_allocation.search(name):
             return frozenset({HostOnly(name)})
         if any(self.vocab.d2h_name.search(name_text(a)) for a in node.args):
@@ -145,7 +153,7 @@ class Calls(Part):
         if name in self.vocab.host_rng_methods and not is_host(receiver) and self.vocab.rng_receiver.search(dotted_text(func.value)):
             return all_args | self.recorder.built(node, f'host RNG "{dotted_text(func)}()"')
         if name in _TRANSFER_METHODS:
-            return self.transfer(node, func, receiver, name)
+            return self.transfer(node, func, receiver, name, env)
         if name == sem.LEGACY_TYPE_METHOD and node.args and legacy_cpu_type(node.args[0]) and not is_host(receiver):
             return self.recorder.readback(node, receiver, f'".type({dotted_text(node.args[0]) or "cpu type"})"',
                                           codes.CPU_TARGET, copy=True)  # ``x.type(torch.FloatTensor)``
@@ -156,6 +164,10 @@ class Calls(Part):
             if is_host(receiver):
                 return as_scalar(receiver)
             return as_scalar(self.recorder.readback(node, receiver, f'".{name}()"', codes.READBACK))
+        if self.vocab.upload_name.search(name) and not is_host(receiver):
+            # ``like.from_numpy(arr)``: an upload by name, called on a device tensor (its name
+            # may also read like a readback: the upload is the one it is)
+            return self.writes.sink(all_args, Sink("upload_with", f".{name}()"))
         if name in sem.READBACKS or self.vocab.readback_name.search(name):
             if is_host(receiver):
                 return receiver | all_args
@@ -164,6 +176,15 @@ class Calls(Part):
         if name in sem.SHAPE_ARGUMENT_OPS:  # x.split(sizes): the sizes are metadata
             all_args = data_operands(name, args, kwargs, False, method=True) or EMPTY
         if is_host(receiver):
+            source = args[0] if args else EMPTY
+            if name in sem.COPY_SOURCES and source and not is_host(source) and params(source):
+                # ``host.copy_(a)`` into a CPU tensor (``empty_like(a, device="cpu")``, a pinned
+                # buffer): a device-to-host copy; the buffer holds the tensor's data now
+                value = self.recorder.readback(node, source, f'{shown(node)} (into a CPU tensor)', codes.READBACK, copy=True)
+                base = base_name(func.value)
+                if base is not None and isinstance(func.value, ast.Name):
+                    env[base] = overwritten(frozenset(a for a in env.get(base, EMPTY) if not isinstance(a, HostOnly))) | value
+                return value
             if name in self.vocab.shape_after_data_functions:  # arr.reshape(shape): the shape is metadata
                 all_args = host_operands(all_args) - {COMPUTED}
             if name in self.vocab.host_in_place_methods:
@@ -191,27 +212,43 @@ class Calls(Part):
                 env[base] = env.get(base, EMPTY) | all_args | filled
             return EMPTY
         if name in sem.COPY_SOURCES:  # ``out.copy_(host)``: the source is written into the tensor
+            element = func.value
+            if isinstance(element, ast.Subscript) and isinstance(element.value, ast.Name) \
+                    and self.expressions.device_tensor(element.value, env.get(element.value.id, EMPTY)):
+                self.writes.element_copy(element, node.args[0] if node.args else None, env)
             self.writes.sink(all_args, Sink("copy_into", f".{name}()"))
             return receiver
         if name in self.vocab.passthrough_methods:
             return receiver
         return self.unknown_call(node, name, all_args | receiver, kwargs, args)
 
-    def transfer(self, node: ast.Call, func: ast.Attribute, receiver: Value, name: str) -> Value:
+    def transfer(self, node: ast.Call, func: ast.Attribute, receiver: Value, name: str, env: dict[str, Value]) -> Value:
         target = sem.FIXED_TRANSFERS.get(name)
         if name in sem.TARGET_TRANSFERS:
             if converts_dtype_only(node):  # ``.to(torch.float)``, ``.to(x.dtype)``: same place
                 return receiver
-            target = literal_device(node, self.state.constant)
+            target = literal_device(node, self.state.constant) or self.cpu_donor(node, env)
         if target == "cpu":
             if is_host(receiver):
                 return receiver
             code = codes.CPU_CALL if name in sem.FIXED_TRANSFERS else codes.CPU_TARGET
-            shown = f'".{name}()"' if name in sem.FIXED_TRANSFERS else f'".{name}(\\"cpu\\")"'.replace("\\", "")
+            shown = f'".{name}()"' if name in sem.FIXED_TRANSFERS else f'".{name}({target_written(node)})"'
             return self.recorder.readback(node, receiver, shown, code, copy=True)  # a transfer copies
         if is_host(receiver) or params(receiver):
             self.writes.sink(receiver, Sink("upload_with", f".{name}()"))
         return pending_of(receiver)
+
+    def cpu_donor(self, node: ast.Call, env: dict[str, Value]) -> str | None:
+        """``"cpu"`` for ``.to(ref)`` or ``.to(ref.device)`` where ``ref`` holds a tensor the walk
+        made on the CPU (``torch.empty(0)``, ``t.cpu()``) or host data: its device is the CPU."""
+        for candidate in (*device_keywords(node, self.state.constant), *node.args[:1]):
+            if isinstance(candidate, ast.Attribute) and candidate.attr == sem.DEVICE_PARAMETER:
+                candidate = candidate.value
+            if isinstance(candidate, ast.Name):
+                held = env.get(candidate.id, EMPTY) - {GUARDED_CPU}
+                if is_host(held) and not any(isinstance(a, Root) and a.scalar for a in held):
+                    return "cpu"
+        return None
 
     def named_call(self, node: ast.Call, dotted: str, args: list[Value], kwargs: dict[str | None, Value],
                    all_args: Value, env: dict[str, Value], receiver: ast.expr | None = None) -> Value:
@@ -286,7 +323,7 @@ class Calls(Part):
                 return frozenset(a for a in all_args if not isinstance(a, LoopFilled)) | built \
                     | frozenset({HostOnly(f"{last}() on the CPU")})
             if last in self.vocab.raw_memory_reads:
-                return self.raw_memory(node, last, all_args)
+                return self.raw_memory(node, last, all_args, env)
             if last in self.vocab.host_buffer_factories:
                 return frozenset({HostOnly(last)})
             if self.vocab.host_allocation.search(last):
@@ -324,6 +361,8 @@ class Calls(Part):
         module = dotted.rpartition(".")[0]
         if last in self.vocab.host_metadata_functions and module.partition(".")[0] == "numpy":
             return EMPTY
+        if module.partition(".")[0] == "numpy":
+            all_args = all_args | self.tensors_read(node, args)
         self.writes.out_argument(kwargs)
         if last in self.vocab.host_writing_functions and args and module.partition(".")[0] == "numpy":
             self.writes.write_into(args[0], base_name(node.args[0]), frozenset().union(*args[1:]))
@@ -357,14 +396,24 @@ class Calls(Part):
             return computed | self.recorder.built(node, f'numpy "{last}()"') | frozenset({COMPUTED})
         return all_args | frozenset({COMPUTED})
 
+    def tensors_read(self, node: ast.Call, args: list[Value]) -> Value:
+        """numpy given the op's tensor as it was passed (``np.asarray(a)`` where the body uses
+        ``a.device``: ``GuardReader.tensor_params``) reads its data back; ``args`` are updated."""
+        guards = self.state.guards
+        read: Value = EMPTY
+        if guards is None:
+            return read
+        for index, argument in enumerate(node.args[:len(args)]):
+            if isinstance(argument, ast.Name) and argument.id in guards.tensor_params \
+                    and params(args[index]) and not is_host(args[index]):
+                args[index] = self.recorder.readback(node, args[index], shown(node), codes.READBACK)
+                read = read | args[index]
+        return read
+
     def d2h(self, node: ast.Call, dotted: str, env: dict[str, Value]) -> Value:
         """A device-to-host memcpy: its destination (first argument) now holds device data."""
         short = dotted.rpartition(".")[2]
-        sources: Value = EMPTY
-        for arg in node.args[1:]:  # the device pointer is metadata of a tensor: whose?
-            for name in ast.walk(arg):
-                if isinstance(name, ast.Name):
-                    sources = sources | frozenset(a for a in env.get(name.id, EMPTY) if isinstance(a, Param))
+        sources = self.addressed(node.args[1:], env)  # the device pointer is metadata of a tensor: whose?
         value = self.recorder.readback(node, sources, f'"{short}()" (device-to-host copy)', codes.READBACK)
         if node.args:
             destination = node.args[0]
@@ -379,12 +428,27 @@ class Calls(Part):
                 env[base] = overwritten(current) | value
         return value
 
-    def raw_memory(self, node: ast.Call, name: str, pointer: Value) -> Value:
+    def raw_memory(self, node: ast.Call, name: str, pointer: Value, env: dict[str, Value]) -> Value:
         """A view of raw memory (``from_address``): what the pointer holds, when that is known
-        (host memory, data already read back); otherwise device memory read by the host."""
+        (host memory, data already read back); otherwise device memory read by the host, of
+        the parameter whose buffer the pointer addresses (a readback primitive reads its own)."""
         if pointer:
             return pointer
-        return self.recorder.readback(node, EMPTY, f'"{name}()" (raw memory read)', codes.READBACK)
+        sources = self.addressed(node.args, env)
+        return self.recorder.readback(node, sources, f'"{name}()" (raw memory read)', codes.READBACK)
+
+    def addressed(self, nodes: list[ast.expr], env: dict[str, Value], depth: int = 0) -> Value:
+        """The parameters a pointer expression is metadata of (``t.data_ptr()``,
+        ``ptr = buffer_contents(t._storage._metal_buffer)``), through locals bound once."""
+        found: Value = EMPTY
+        for node in nodes:
+            for name in ast.walk(node):
+                if isinstance(name, ast.Name):
+                    found = found | frozenset(a for a in env.get(name.id, EMPTY) if isinstance(a, Param))
+                    bound = self.state.constant(name.id) if depth < 3 and name.id in env else None
+                    if bound is not None:
+                        found = found | self.addressed([bound], env, depth + 1)
+        return found
 
     def builtin_call(self, node: ast.Call, name: str, args: list[Value], all_args: Value,
                      kwargs: dict[str | None, Value]) -> Value:
@@ -427,12 +491,25 @@ class Calls(Part):
         if self.vocab.conversion_name.search(name):  # re-typed raw data: what it got, as it is
             return frozenset(a for a in all_args if isinstance(a, (Root, ReadOf, HostOnly, Param)))
         if constructs(name):  # a class wraps what it is given (``Tensor(storage, shape)``)
+            # memory read back that an object now holds (a storage around a mapped buffer)
+            # decides nothing here: no host sync
+            self.facts.escaped |= {r for r in roots(all_args) if r.kind == "read"}
             return wrapped(all_args)
         # a callee we cannot see runs where its operands are: given host data, its result is
         # host data, and uploading it uploads what the host made. Whether it computes or only
         # converts (``Image.fromarray``) is not known: returned as is, it is no finding (unless
         # what it was given was computed on the host already: ``run(y.log())``)
         return host_operands(all_args) - ({COMPUTED} if COMPUTED not in all_args else set())
+
+
+def target_written(node: ast.Call) -> str:
+    """The target of a ``.to(...)`` as written (``HOST``, ``**where``, ``ref.device``), or
+    ``"cpu"`` where it says so."""
+    written = [*node.args[:1], *(k.value for k in node.keywords if k.arg == sem.DEVICE_PARAMETER)]
+    if any(isinstance(w, ast.Constant) and w.value == "cpu" for w in written):
+        return '"cpu"'
+    unpacked = [f"**{ast.unparse(k.value)}" for k in node.keywords if k.arg is None]
+    return ", ".join([ast.unparse(w) for w in written] + unpacked) or '"cpu"'
 
 
 def factory_values(name: str, args: list[Value], kwargs: dict[str | None, Value]) -> Value:

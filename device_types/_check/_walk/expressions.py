@@ -6,7 +6,7 @@ import ast
 from typing import TYPE_CHECKING, Any
 
 from ... import _semantics as sem
-from .._conditions import conjoin
+from .._conditions import NEVER, conjoin
 from .. import _codes as codes
 from .._values import COMPUTED, EMPTY, LoopFilled, Value, collected_data, decided_by, is_host, items_of, params, pending_of, storage_step
 from .recorder import COMPREHENSION
@@ -72,10 +72,13 @@ class Expressions(Part):
         when_true, when_false = self.state.test(node.test)
         outer = self.state.path
         try:
-            self.state.path = conjoin(outer, when_true)
-            value = self.expr(node.body, env)
-            self.state.path = conjoin(outer, when_false)
-            return value | self.expr(node.orelse, env)
+            value: Value = EMPTY
+            for side, when in ((node.body, when_true), (node.orelse, when_false)):
+                self.state.path = conjoin(outer, when)
+                taken = self.expr(side, env)
+                if self.state.path != NEVER or outer == NEVER:  # a side that cannot run gives nothing
+                    value = value | taken
+            return value
         finally:
             self.state.path = outer
 

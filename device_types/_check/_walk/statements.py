@@ -8,9 +8,10 @@ import ast
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Callable
 
+from ... import _semantics as sem
 from .._conditions import NEVER, Condition, conjoin, disjoin
 from .._project import import_bindings
-from .._values import EMPTY, HostOnly, Value, accumulated, decided_by, host_operands, items_of, roots
+from .._values import EMPTY, GUARDED_CPU, HostOnly, Value, accumulated, decided_by, host_operands, items_of, roots
 from .._carried import loop_reads
 from .state import Part
 from .syntax import base_name, counts, device_guard, exits, host_guard, targets_device, terminates
@@ -81,12 +82,12 @@ class Statements(Part):
             for target in node.targets:
                 self.assign(target, value, env, source=node.value)
                 if isinstance(target, ast.Name):
-                    self.bound(target.id, node.value)
+                    self.bound(target.id, node.value, env)
         elif isinstance(node, ast.AnnAssign):
             if node.value is not None:
                 self.assign(node.target, self.expr(node.value, env), env)
                 if isinstance(node.target, ast.Name):
-                    self.bound(node.target.id, node.value)
+                    self.bound(node.target.id, node.value, env)
         elif isinstance(node, ast.AugAssign):
             value = self.expr(node.value, env)
             if self.state.loops and isinstance(node.target, ast.Name):
@@ -222,11 +223,14 @@ class Statements(Part):
         for index, arm in enumerate(arms):
             branch_env = dict(env)
             if guard is not None and guard[1] == index:
-                branch_env[guard[0]] = branch_env.get(guard[0], EMPTY) | frozenset({HostOnly("cpu tensor")})
+                branch_env[guard[0]] = branch_env.get(guard[0], EMPTY) | frozenset({GUARDED_CPU})
             self.state.path = paths[index] if paths is not None else outer
             self.block(arm, branch_env)
             self.state.path = outer
-            if not terminates(arm):  # an arm that raises or returns does not reach the join
+            unreached = paths is not None and paths[index] == NEVER and outer != NEVER
+            # an arm that raises or returns does not reach the join, nor one that cannot run
+            # here (another accelerator's branch): its values are no one's
+            if not terminates(arm) and not unreached:
                 results.append(branch_env)
         for branch_env in results:
             for name, value in branch_env.items():
@@ -234,20 +238,37 @@ class Statements(Part):
                 if value is not current:  # most names an arm did not touch: the same object
                     env[name] = current | value if current else value
 
-    def bound(self, name: str, source: ast.expr) -> None:
+    def bound(self, name: str, source: ast.expr, env: dict[str, Value]) -> None:
         """What the walk keeps of ``name = source`` besides its value: a tensor made on a
-        device, a lambda (called, its body runs), an instance of a project class."""
+        device (naming one, or made like a device tensor), a lambda (called, its body runs),
+        an instance of a project class."""
         if isinstance(source, ast.BoolOp):  # ``cache = cache or HostCache()``: what the last part makes
             source = source.values[-1]
         if isinstance(source, ast.Lambda):
             self.state.lambdas[name] = source
         elif isinstance(source, ast.Call):
-            if targets_device(source, self.state.constant):
+            if targets_device(source, self.state.constant) or self.made_like_device(source, env):
                 self.state.on_device.add(name)
             if isinstance(source.func, (ast.Name, ast.Attribute)):
                 made = self.resolver.resolve(self.info, self.state.scope, source.func)
                 if made is not None:
                     self.state.instances[name] = made
+
+    def made_like_device(self, source: ast.Call, env: dict[str, Value]) -> bool:
+        """``a.new_empty(n)``, ``torch.empty_like(a)``, ``a.clone()`` of a device tensor ``a``:
+        made on its device (``sem.SAME_PLACE_OPS``)."""
+        func = source.func
+        last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if last not in sem.SAME_PLACE_OPS:
+            return False
+        dotted = self.resolver.resolve(self.info, self.state.scope, func)
+        if dotted is not None:  # ``torch.empty_like(a)``; ``np.zeros_like(arr)`` is host memory
+            if dotted.partition(".")[0] in self.vocab.host_modules:
+                return False
+            model = source.args[0] if source.args else None
+        else:  # ``a.new_empty(n)``
+            model = func.value if isinstance(func, ast.Attribute) else None
+        return isinstance(model, ast.Name) and self.expressions.device_tensor(model, env.get(model.id, EMPTY))
 
     def assign(self, target: ast.expr, value: Value, env: dict[str, Value], augment: bool = False,
                source: ast.expr | None = None) -> None:

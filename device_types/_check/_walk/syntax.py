@@ -158,7 +158,15 @@ def counts(iterable: ast.expr, vocab: HostVocabulary) -> bool:
 
 def names_cpu(node: ast.Call, constant: ConstantLookup = no_constants) -> bool:
     """The call's ``device=`` is the CPU, in any spelling."""
-    return any(k.arg == sem.DEVICE_PARAMETER and is_cpu_literal(k.value, constant) for k in node.keywords)
+    return any(is_cpu_literal(value, constant) for value in device_keywords(node, constant))
+
+
+def device_keywords(node: ast.Call, constant: ConstantLookup = no_constants) -> list[ast.expr]:
+    """What the call passes as ``device=``: written out, or in a ``**`` dict written out."""
+    found = [k.value for k in node.keywords if k.arg == sem.DEVICE_PARAMETER]
+    for unpacked in (k.value for k in node.keywords if k.arg is None):  # ``**kw``, ``kw = {"device": "cpu"}``
+        found += keyword_values(unpacked, sem.DEVICE_PARAMETER, constant)
+    return found
 
 
 def is_cpu_literal(node: ast.AST, constant: ConstantLookup = no_constants, depth: int = 0) -> bool:
@@ -179,9 +187,24 @@ def is_cpu_literal(node: ast.AST, constant: ConstantLookup = no_constants, depth
     return False
 
 
+def keyword_values(node: ast.expr, key: str, constant: ConstantLookup = no_constants) -> list[ast.expr]:
+    """What ``**node`` passes as ``key``, where ``node`` is (a name bound once to) a dict display
+    or a ``dict(...)`` call with that key written out."""
+    if isinstance(node, ast.Name):
+        bound = constant(node.id)
+        if bound is None:
+            return []
+        node = bound
+    if isinstance(node, ast.Dict):
+        return [v for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant) and k.value == key]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
+        return [k.value for k in node.keywords if k.arg == key]
+    return []
+
+
 def literal_device(node: ast.Call, constant: ConstantLookup = no_constants) -> str | None:
     """The device a ``.to(...)`` call names, when it is the CPU in any spelling; None otherwise."""
-    candidates = [k.value for k in node.keywords if k.arg == sem.DEVICE_PARAMETER] + list(node.args[:1])
+    candidates = device_keywords(node, constant) + list(node.args[:1])
     for candidate in candidates:
         if is_cpu_literal(candidate, constant):
             return "cpu"
@@ -208,7 +231,7 @@ def converts_dtype_only(node: ast.Call) -> bool:
 
 def targets_device(node: ast.Call, constant: ConstantLookup = no_constants) -> bool:
     """The call names a device as its target (``device=...``, ``x.device``): it creates there."""
-    for keyword in node.keywords:
+    for keyword in node.keywords:  # written out: a ``**`` dict (``**dd`` of factory kwargs) is not read here
         if keyword.arg == sem.DEVICE_PARAMETER:
             return not is_cpu_literal(keyword.value, constant)
     for arg in node.args:

@@ -53,15 +53,7 @@ class Writes(Part):
         is known to be a tensor there: a parameter or another call's result may be a list."""
         base = base_name(target.value)
         if isinstance(target.value, ast.Name) and target.value.id in self.state.on_device:
-            if self.state.loops:  # ``out[i] = a[int(idx[i])]`` in a host loop: the host computes the result
-                moved = self.addresses(target.slice, env)
-                if source is not None:
-                    for sub in ast.walk(source):
-                        if isinstance(sub, ast.Subscript):
-                            moved = moved | self.addresses(sub.slice, env)
-                for root in roots(moved):
-                    if root.kind == "read":
-                        self.recorder.sunk(replace(root, scalar=False), Sink("drives_copies"))
+            self.element_copy(target, source, env)
             outer, self.state.pending = self.state.pending, EMPTY
             if self.state.loops and self.is_item(source):
                 # scalars read back, written one by one by a host loop (``out[0, 2] = cx`` for
@@ -74,6 +66,21 @@ class Writes(Part):
                 env[target.value.id] = env.get(target.value.id, EMPTY) | written
             return
         self.write_into(container, base, value, copies)
+
+    def element_copy(self, target: ast.Subscript, source: ast.expr | None, env: dict[str, Value]) -> None:
+        """An element of a device tensor written from ``source`` (``out[i] = a[int(idx[i])]``,
+        ``out[pos].copy_(a[j])``): in a host loop, addresses read back are the host computing
+        the op's result, one element copy at a time."""
+        if not self.state.loops:
+            return
+        moved = self.addresses(target.slice, env)
+        if source is not None:
+            for sub in ast.walk(source):
+                if isinstance(sub, ast.Subscript):
+                    moved = moved | self.addresses(sub.slice, env)
+        for root in roots(moved):
+            if root.kind == "read":
+                self.recorder.sunk(replace(root, scalar=False), Sink("drives_copies"))
 
     def is_item(self, source: ast.expr | None) -> bool:
         """``source`` is a value as it was read, not something computed from it: a name, or

@@ -4,10 +4,11 @@ flow or to size something, never sent back or returned as the result: a sync, no
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from ..._finding import Finding
 from .. import _codes as codes
-from .._values import root_identity, roots
+from .._values import Param, root_identity, roots
 from ._function import FunctionFacts
 
 CODE = codes.HOST_SYNC
@@ -23,9 +24,12 @@ def findings(function: FunctionFacts) -> Iterator[Finding]:
     # (``_to_numpy``); a value it computed on the device and read back is a host sync
     # reported where the readback is: a helper's sync is not its callers' (no chain)
     escaped = {root_identity(root) for root in facts.escaped}
+    # its Python scalar returned alone (``return t.item()``, ``struct.unpack("f", raw)[0]``) is
+    # returned as made too; staged into a tensor it returns, it is that op's operand
+    alone = set() if any(isinstance(a, Param) for a in facts.returned) else {r for r in returned if r.scalar}
     synced = [r for r in facts.created
               if root_identity(r) not in sunk and root_identity(r) not in escaped and r.kind == "read" and not r.chain
-              and (r not in returned or r.param is None)]
+              and (r not in returned and replace(r, scalar=True) not in alone or r.param is None)]
     if not synced:
         return
     first = min(synced, key=lambda r: (r.line, r.column))

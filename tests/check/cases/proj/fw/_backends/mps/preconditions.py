@@ -23,3 +23,14 @@ def diag(a, index, chip):
     if chip == "m1":
         return diag_fallback(a, index)  # E: device-indirect-fallback
     return kernels.launch("diag", a, index)
+
+
+def contract(equation, *operands):
+    """A parameter rebound under a test (``operands = operands[0]`` for a list passed whole)
+    keeps the caller's value on the other path: a test after it is over neither, and the
+    callee's condition is not printed over ``operands[0]``."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = operands[0]
+    if len(operands) == 2 and kernels.supported(operands[0].dtype):
+        return diag_fallback(operands[0], operands[1])  # E: device-indirect-fallback
+    return kernels.launch("einsum", equation, *operands)
