@@ -30,6 +30,8 @@ class Recorder:
         self.info = state.info
         self.facts: Facts = state.facts
         self.root_ids: dict[tuple[int, int, str], Root] = {}
+        #: Readbacks listed in ``facts.created``: those made on some path.
+        self.listed: set[Root] = set()
         self.created_when: dict[Root, Condition] = {}
         self.sunk_when: dict[Root, Condition] = {}
         #: The paths on which a value computed on the host is returned.
@@ -82,6 +84,8 @@ class Recorder:
                         min(param_indices) if param_indices else None, steps=steps, copy=copy,
                         scalar_items=scalar_items)
             self.root_ids[key] = root
+        if self.state.path != NEVER and root not in self.listed:  # a readback on no path reads nothing
+            self.listed.add(root)
             self.facts.created.append(root)
         self.created(root)
         value: Value = frozenset({root})
