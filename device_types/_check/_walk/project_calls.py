@@ -14,6 +14,7 @@ from .._project import FunctionInfo
 from .._summary import EMPTY_SUMMARY
 from .._values import EMPTY, Root, Value, as_scalar, host_operands_of, is_host, overwritten, params, root_rank, wrapped
 from .events import Sink
+from .recorder import on_the_cpu
 from .state import Part
 from .syntax import argument_node, base_name, constructs, is_class_ref, targets_device
 
@@ -44,7 +45,10 @@ class ProjectCalls(Part):
             # first argument; a shape or stride after it is metadata)
             for root in self.recorder.loop_roots(self.data_argument(callee, args, kwargs)):
                 self.recorder.upload(root, Sink("upload_by", f"{callee.short}()"))
-        if self.resolver.is_cpu_backend(callee.module):
+        given = params(frozenset().union(*args, *kwargs.values()))
+        if self.resolver.is_cpu_backend(callee.module) \
+                and not (given and all(on_the_cpu(self.state.path, index) for index in given)):
+            # (under a CPU guard, ``if a.device.type == "cpu": cpu_ops.erf(a)``, it gets host data)
             self.facts.cpu_backend_calls.append((node.lineno, node.col_offset, callee.qualname))
             site = (node.lineno, node.col_offset)
             self.facts.cpu_when[site] = disjoin(self.facts.cpu_when.get(site, NEVER), self.state.path)
