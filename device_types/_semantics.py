@@ -253,6 +253,21 @@ def is_metadata_argument(op: str, position: int | None = None, keyword: str | No
 #: ``a.device.type``, "every tensor of a list has the first one's dtype") holds for their results.
 PLACE_ATTRIBUTES: Final[frozenset[str]] = frozenset({"dtype", "device"})
 
+#: Attributes and no-argument methods of a tensor that are counts, never negative (``n > 0``
+#: is ``n != 0`` for them; ``a.shape[k]`` is one too).
+SIZE_ATTRIBUTES: Final[frozenset[str]] = frozenset({"numel()", "dim()", "ndim", "ndimension()", "nelement()"})
+
+#: Attributes of a tensor that ``SAME_SHAPE_OPS`` keep besides its place (a test of them on
+#: the input holds for their results).
+SHAPE_ATTRIBUTES: Final[frozenset[str]] = SIZE_ATTRIBUTES | frozenset({"shape", "size()"})
+
+#: The ``SAME_PLACE_OPS`` whose result also has the input's shape (a copy, or a tensor made
+#: like it, with no ``dtype=``/``device=`` of its own): a caller's ``x.shape == y.shape``
+#: holds for ``x`` and ``zeros_like(x)``.
+SAME_SHAPE_OPS: Final[frozenset[str]] = frozenset({
+    "contiguous", "clone", "detach", "empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like",
+})
+
 #: Factories that create a tensor from sizes, ranges or seeds (no tensor input): ``device=``
 #: picks the device, and without it the tensor is made on the CPU (``torch.arange(n)``).
 CREATION_FACTORIES: Final[frozenset[str]] = frozenset({

@@ -3,6 +3,8 @@
 A fallback path in a summary carries the condition under which the function takes it, as far
 as the function's own ``if``/``assert``/early ``return`` tests can say it over its parameters:
 comparisons with literals and membership in literal tuples, ``is None``, the truth of a flag,
+an equality of two parameters' attributes (``x.shape == y.shape``: ``("eq", one, other)``, decided
+where a caller passes one tensor for both), an order of a size with 0 or 1 (``n > 0``: ``n != 0``),
 dtype and device predicates of a tensor parameter (``a.dtype == float32``,
 ``x.device.type == "npu"``), and calls of framework predicates (``_can_use_gpu(x)``, a chip
 test such as ``_use_soc_fallback("gather")``). A caller evaluates that condition with what it
@@ -20,9 +22,12 @@ Shapes (all hashable, so summaries stay comparable and cacheable):
 - a subject: ``("p", index, attrs)`` a parameter (``attrs``: ``("dtype",)``, ``("dim()",)``);
   bound by a caller to ``("like", subject)`` where it passes a view, a copy or a tensor made like
   its subject (``a.transpose(0, 1)``): that subject for the place attributes (``dtype``,
-  ``device``) and a predicate of the tensor, unknown for any other attribute (a shape);
+  ``device``) and a predicate of the tensor, unknown for any other attribute (a shape); to
+  ``("same", subject)`` where it passes a copy or a tensor made like it (``zeros_like(a)``):
+  that subject for its shape too;
   ``("g", dotted, attrs)`` a module-level name; ``("c", dotted, args)`` a call of a resolvable
-  function, each argument a subject or ``("lit", value)``;
+  function, each argument a subject or ``("lit", value)``; ``("eq", one, other)`` two subjects
+  equal (a truth test);
 - a ``Test``: the subject's value is in (``positive``) or outside a set of literal values, or,
   with ``values=None``, the subject is truthy (``positive``) or falsy;
 - a conjunction: a frozenset of tests; a ``Condition``: a frozenset of conjunctions.
@@ -36,7 +41,7 @@ from typing import Any, Union
 from .. import _semantics as sem
 
 __all__ = ["ALWAYS", "NEVER", "Condition", "Conjunction", "Sym", "Test", "conjoin", "disjoin",
-           "render", "satisfiable", "substitute"]
+           "relation", "render", "satisfiable", "substitute"]
 
 
 @dataclass(frozen=True, order=True)
@@ -247,8 +252,26 @@ def _substitute_test(test: Test, bindings: dict[int, Binding]) -> Test | bool | 
     return Test(subject, test.values, test.positive)
 
 
+def relation(one: Subject, other: Subject) -> Subject:
+    """``("eq", one, other)``: the two are equal (a truth test), in one order whichever way it
+    was written; the same subject twice is equal (``("lit", True)``)."""
+    if one == other:
+        return ("lit", True)
+    first, second = sorted((one, other), key=repr)
+    return ("eq", first, second)
+
+
 def _substitute_subject(subject: Subject, bindings: dict[int, Binding]) -> Subject | None:
     kind = subject[0]
+    if kind == "eq":
+        one, other = (_substitute_subject(side, bindings) for side in subject[1:])
+        if one is None or other is None or one[0] not in ("p", "g", "lit") or other[0] not in ("p", "g", "lit"):
+            return None
+        if one[0] == "lit" and other[0] == "lit":
+            return ("lit", one[1] == other[1]) if not isinstance(one[1], Sym) and not isinstance(other[1], Sym) else None
+        if one[0] == "lit" or other[0] == "lit":
+            return None
+        return relation(one, other)
     if kind == "p":
         bound = bindings.get(subject[1])
         if bound is None:
@@ -257,6 +280,12 @@ def _substitute_subject(subject: Subject, bindings: dict[int, Binding]) -> Subje
             return bound if not subject[2] else None
         if bound[0] == "p" or bound[0] == "g":
             return (bound[0], bound[1], bound[2] + subject[2])
+        if bound[0] == "same":
+            # a copy or a tensor made like the caller's subject: its shape, device and dtype
+            if subject[2] and subject[2][0] not in sem.PLACE_ATTRIBUTES | sem.SHAPE_ATTRIBUTES:
+                return None
+            inner = bound[1]
+            return (inner[0], inner[1], inner[2] + subject[2])
         if bound[0] == "like":
             # a view, a copy or a tensor made like the caller's subject: on its device with its
             # dtype, nothing more (its shape, strides and contiguity are its own)
@@ -357,7 +386,10 @@ def render(condition: Condition, names: tuple[str, ...]) -> str:
 
 def _render_test(test: Test, names: tuple[str, ...]) -> str:
     """One test as a backend engineer writes it: ``a.dtype == float16``, ``op in ("sum", "mean")``,
-    ``dim is None``, ``not _can_use_gpu(a)``."""
+    ``dim is None``, ``not _can_use_gpu(a)``, ``x.shape != y.shape``."""
+    if test.subject[0] == "eq" and test.values is None:
+        one, other = (_render_subject(side, names) for side in test.subject[1:])
+        return f"{one} {'==' if test.positive else '!='} {other}"
     subject = _render_subject(test.subject, names)
     if test.values is None:
         return subject if test.positive else f"not {subject}"

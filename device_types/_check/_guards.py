@@ -16,7 +16,7 @@ from typing import Any
 from collections.abc import Callable
 from functools import cached_property
 
-from ._conditions import ALWAYS, NEVER, Condition, Subject, Sym, Test, conjoin, disjoin
+from ._conditions import ALWAYS, NEVER, Condition, Subject, Sym, Test, conjoin, disjoin, relation
 from .._config import BACKEND_DEVICES
 from .. import _semantics as sem
 from ._project import FunctionInfo
@@ -429,6 +429,11 @@ class GuardReader:
         like it: ``sem.SAME_PLACE_OPS``) is that subject for such tests: ``flip(a.transpose(0, 1))``
         under ``_can_use_gpu(a)`` passes a GPU tensor. A list of such tensors made from the
         elements of a list (``[t.unsqueeze(0) for t in tensors]``) is that list."""
+        copied = self._same_shape(expr, 0)
+        if copied is not expr:  # ``zeros_like(a)``, ``a.contiguous()``: ``a``'s shape and place
+            subject = self.subject(copied)
+            if subject is not None and subject[0] in ("p", "g"):
+                return ("same", subject)
         made = self._same_place(expr, 0)
         if isinstance(made, (ast.List, ast.Tuple)) and made.elts:
             # ``[a, a.contiguous()]``: a list of tensors made from one tensor has its device and
@@ -441,6 +446,27 @@ class GuardReader:
         if made is expr or subject is None or subject[0] not in ("p", "g"):
             return subject
         return ("like", subject)  # its device and dtype only: a view has its own shape
+
+    def _same_shape(self, expr: ast.expr, depth: int) -> ast.expr:
+        """The name ``expr`` is a copy of, or a tensor made like (``sem.SAME_SHAPE_OPS``, no
+        ``dtype=``/``device=`` of its own), through locals bound once; ``expr`` otherwise."""
+        if depth > 6:
+            return expr
+        if isinstance(expr, ast.Name) and expr.id in self.bound_once and expr.id not in self._params:
+            bound = self.bound_once[expr.id]
+            inner = self._same_shape(bound, depth + 1)
+            return inner if inner is not bound else expr
+        if isinstance(expr, ast.Call) and not any(k.arg in sem.PLACE_ATTRIBUTES or k.arg is None for k in expr.keywords):
+            func = expr.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in sem.SAME_SHAPE_OPS:
+                if isinstance(func, ast.Attribute) and self._resolve(func) is None and not expr.args:  # a.contiguous()
+                    inner = self._same_shape(func.value, depth + 1)
+                    return inner if isinstance(inner, ast.Name) else func.value
+                if expr.args and not isinstance(expr.args[0], ast.Starred) and name.endswith("_like"):  # zeros_like(a)
+                    inner = self._same_shape(expr.args[0], depth + 1)
+                    return inner if isinstance(inner, ast.Name) else expr.args[0]
+        return expr
 
     def _same_place(self, expr: ast.expr, depth: int) -> ast.expr:
         if depth > 6:
@@ -548,6 +574,8 @@ class GuardReader:
             if subject is None or values is None:
                 return _UNKNOWN
             return _pair(Test(subject, values, isinstance(op, ast.In)))
+        if isinstance(op, (ast.Gt, ast.GtE, ast.Lt, ast.LtE)):
+            return self._size_order(left, op, right)
         if not isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)):
             return _UNKNOWN
         positive = isinstance(op, (ast.Eq, ast.Is))
@@ -561,12 +589,41 @@ class GuardReader:
         subject, literal = self.subject(left), self.literal(right)
         if subject is None or literal is None or (subject[0] == "g" and self._param_based(right)):
             subject, literal = self.subject(right), self.literal(left)
+        if literal is None and isinstance(op, (ast.Eq, ast.NotEq)):
+            relation = self._relation(left, right)
+            if relation is not None:  # ``x.shape != y.shape``: decided once both are one tensor's
+                return _pair(Test(relation, None, positive))
         if subject is None or literal is None or isinstance(literal[0], tuple):
             return _UNKNOWN
         value: Any = literal[0]
         if self._other_accelerator(subject, value):
             return (NEVER, ALWAYS) if isinstance(op, (ast.Eq, ast.Is)) else (ALWAYS, NEVER)
         return _pair(Test(subject, frozenset({value}), isinstance(op, (ast.Eq, ast.Is))))
+
+    def _relation(self, left: ast.expr, right: ast.expr) -> Subject | None:
+        """``("eq", l, r)`` for an equality of two parameters' attributes (``x.shape == y.shape``,
+        ``a.dtype == b.dtype``): a caller passing one tensor for both decides it."""
+        one, other = self.subject(left), self.subject(right)
+        if one is None or other is None or one[0] != "p" or other[0] != "p" or one == other:
+            return None
+        return relation(one, other)
+
+    def _size_order(self, left: ast.expr, op: ast.cmpop, right: ast.expr) -> tuple[Condition, Condition]:
+        """``n > 0``, ``a.numel() >= 1``, ``0 < a.shape[0]``, ``a.dim() <= 0``: a size is never
+        negative, so an order with 0 or 1 is a test of zero (``!= 0`` or ``== 0``); any other
+        order is not read."""
+        if self.literal(left) is not None:  # ``0 < n``: ``n > 0``
+            left, right = right, left
+            op = {ast.Gt: ast.Lt(), ast.GtE: ast.LtE(), ast.Lt: ast.Gt(), ast.LtE: ast.GtE()}[type(op)]
+        subject, literal = self.subject(left), self.literal(right)
+        if subject is None or literal is None or not _is_size(subject) or type(literal[0]) is not int:
+            return _UNKNOWN
+        bound = literal[0]
+        nonzero = (isinstance(op, ast.Gt) and bound == 0) or (isinstance(op, ast.GtE) and bound == 1)
+        zero = (isinstance(op, ast.LtE) and bound == 0) or (isinstance(op, ast.Lt) and bound == 1)
+        if not (nonzero or zero):
+            return _UNKNOWN
+        return _pair(Test(subject, frozenset({0}), zero))
 
     def _device_kept_from(self, expr: ast.expr) -> ast.expr | None:
         """The tensor whose device a local bound once has: ``x = a.to(torch.float64)``,
@@ -608,6 +665,16 @@ class GuardReader:
     def _param_based(self, expr: ast.expr) -> bool:
         subject = self.subject(expr)
         return subject is not None and subject[0] == "p"
+
+
+def _is_size(subject: Subject) -> bool:
+    """A count that is never negative: ``a.numel()``, ``a.dim()``, ``a.ndim``, ``a.shape[k]``,
+    ``len(x)``."""
+    if subject[0] == "c":
+        return bool(subject[1] == "builtins.len")
+    attrs: tuple[str, ...] = subject[2]
+    return bool(attrs) and (attrs[-1] in sem.SIZE_ATTRIBUTES
+                            or (len(attrs) >= 2 and attrs[-2] == "shape" and attrs[-1].startswith("[")))
 
 
 def _attributes_of(expr: ast.expr, name: str) -> list[str] | None:
