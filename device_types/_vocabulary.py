@@ -159,10 +159,11 @@ class HostVocabulary:
                                                     "arange"})
 
     # --- sources: device data reaching the host --------------------------------------------
-    #: Helper names that return host data of their first argument (``_to_numpy``, ``to_host``;
+    #: Helper names that return host data of their first argument (``_to_numpy``, ``to_host``,
+    #: MindSpore's ``x.asnumpy()``;
     #: not ``numpy_to_ptr``, which goes from numpy: a conversion).
     readback_patterns: tuple[str, ...] = (
-        r"(^|_)(to_)?numpy($|_(?!to_))|numpy_view|(^|_)to_(cpu|host)$|(^|_)d2h($|_)|dtoh",)
+        r"(^|_)(to_|as)?numpy($|_(?!to_))|numpy_view|(^|_)to_(cpu|host)$|(^|_)d2h($|_)|dtoh",)
     #: Names of device-to-host copies: a callee, or a constant passed as a copy's kind.
     d2h_patterns: tuple[str, ...] = (r"d2h|dtoh|device_?to_?host",)
     #: ctypes/numpy views of raw memory: on a device pointer, a read of device data.
