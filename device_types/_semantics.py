@@ -131,6 +131,28 @@ MASK_OPS: Final[frozenset[str]] = frozenset({
     "logical_and", "logical_or", "logical_xor", "logical_not", "bool",
 })
 
+#: Element-wise ops: given one tensor and numbers, the result has that tensor's shape (and its
+#: dtype, unless the op is in ``DTYPE_CHANGING_OPS``: a mask).
+POINTWISE_OPS: Final[frozenset[str]] = MASK_OPS | frozenset({
+    "abs", "neg", "negative", "positive", "sign", "sgn", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
+    "sqrt", "rsqrt", "square", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+    "asinh", "acosh", "atanh", "sigmoid", "logit", "relu", "relu6", "gelu", "silu", "mish", "elu", "selu", "celu",
+    "softplus", "softsign", "hardtanh", "hardswish", "hardsigmoid", "leaky_relu", "erf", "erfc", "erfinv",
+    "lgamma", "digamma", "floor", "ceil", "round", "trunc", "frac", "clamp", "clamp_min", "clamp_max", "clip",
+    "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide", "pow",
+    "float_power", "fmod", "remainder", "maximum", "minimum", "fmax", "fmin", "atan2", "hypot", "copysign",
+    "nan_to_num", "where", "masked_fill", "lerp", "addcmul", "addcdiv", "xlogy", "logaddexp", "bitwise_not",
+    "bitwise_and", "bitwise_or", "bitwise_xor",
+})
+
+#: Ops whose result has a dtype of its own (indices, counts, a mask, a conversion): the result of
+#: any other op on a device tensor is taken to be on its device with its dtype.
+DTYPE_CHANGING_OPS: Final[frozenset[str]] = MASK_OPS | DATA_DEPENDENT_SHAPES | frozenset({
+    "argmax", "argmin", "argsort", "bincount", "searchsorted", "bucketize", "count_nonzero", "histc", "histogram",
+    "topk", "sort", "max", "min", "kthvalue", "mode", "median", "nanmedian", "cummax", "cummin", "aminmax",
+    "real", "imag", "abs", "angle", "view_as_real", "view_as_complex", "type", "type_as", "to", "cast",
+})
+
 #: Ops that write another tensor's data into their receiver, with the parameters of that
 #: source: it may be on any device, and the receiver is the copy's target.
 COPY_SOURCES: Final[dict[str, frozenset[str]]] = {

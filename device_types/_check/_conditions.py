@@ -20,11 +20,12 @@ every test of one call.
 
 Shapes (all hashable, so summaries stay comparable and cacheable):
 - a subject: ``("p", index, attrs)`` a parameter (``attrs``: ``("dtype",)``, ``("dim()",)``);
-  bound by a caller to ``("like", subject)`` where it passes a view, a copy or a tensor made like
-  its subject (``a.transpose(0, 1)``): that subject for the place attributes (``dtype``,
-  ``device``) and a predicate of the tensor, unknown for any other attribute (a shape); to
-  ``("same", subject)`` where it passes a copy or a tensor made like it (``zeros_like(a)``):
-  that subject for its shape too;
+  bound by a caller to ``("from", subject, kept, direct)`` where it passes a tensor made from
+  its subject (a view ``a.transpose(0, 1)``, a copy ``zeros_like(a)``, a device op's result
+  ``_gpu_mul(a, 2.0)``): that subject for what the ops kept of it (``kept``: ``"device"`` and
+  ``"dtype"`` attributes, ``"shape"`` attributes, the project's ``"predicates"`` of it, builtin
+  ``"type"`` tests, the ``"value"`` itself), unknown for the rest; a test of the value itself
+  reads ``direct``, the call that made it, where that is a subject;
   ``("g", dotted, attrs)`` a module-level name; ``("c", dotted, args)`` a call of a resolvable
   function, each argument a subject or ``("lit", value)``; ``("eq", one, other)`` two subjects
   equal (a truth test);
@@ -236,7 +237,16 @@ def substitute(condition: Condition, bindings: dict[int, Binding]) -> Condition:
 
 
 def _substitute_test(test: Test, bindings: dict[int, Binding]) -> Test | bool | None:
-    subject = _substitute_subject(test.subject, bindings)
+    subject: Subject | None
+    bound = bindings.get(test.subject[1], ("",)) if test.subject[0] == "p" and not test.subject[2] else ("",)
+    if bound[0] == "from" and "value" not in bound[2]:
+        # a test of the value itself (``t is None``, ``m == "image"``) of a value made from the
+        # caller's: a test of the call that made it, where that is a subject
+        subject = bound[3]
+        if subject is None or subject[0] not in ("p", "g", "c"):
+            return None
+    else:
+        subject = _substitute_subject(test.subject, bindings)
     if subject is None or subject[0] == "one":
         return None
     decided = decide_call(subject)
@@ -280,19 +290,18 @@ def _substitute_subject(subject: Subject, bindings: dict[int, Binding]) -> Subje
             return bound if not subject[2] else None
         if bound[0] == "p" or bound[0] == "g":
             return (bound[0], bound[1], bound[2] + subject[2])
-        if bound[0] == "same":
-            # a copy or a tensor made like the caller's subject: its shape, device and dtype
-            if subject[2] and subject[2][0] not in sem.PLACE_ATTRIBUTES | sem.SHAPE_ATTRIBUTES:
+        if bound[0] == "from":
+            # a tensor made from the caller's subject (a view, a copy, a device op's result): that
+            # subject for what the ops that made it keep of it (``GuardReader._made_from``)
+            _, inner, kept, _ = bound
+            attrs = subject[2]
+            if not attrs:
+                if not kept & {"predicates", "type", "value"}:
+                    return None
+            elif not (attrs[0] in sem.PLACE_ATTRIBUTES and attrs[0] in kept
+                      or attrs[0] in sem.SHAPE_ATTRIBUTES and "shape" in kept):
                 return None
-            inner = bound[1]
-            return (inner[0], inner[1], inner[2] + subject[2])
-        if bound[0] == "like":
-            # a view, a copy or a tensor made like the caller's subject: on its device with its
-            # dtype, nothing more (its shape, strides and contiguity are its own)
-            if subject[2] and subject[2][0] not in sem.PLACE_ATTRIBUTES:
-                return None
-            inner = bound[1]
-            return (inner[0], inner[1], inner[2] + subject[2])
+            return (inner[0], inner[1], inner[2] + attrs)
         return bound if not subject[2] else None  # ("one", ...): read by a test of its elements only
     if kind == "c":
         args = []
@@ -300,6 +309,9 @@ def _substitute_subject(subject: Subject, bindings: dict[int, Binding]) -> Subje
             if arg[0] == "lit":
                 args.append(arg)
                 continue
+            bound = bindings.get(arg[1], ("",)) if arg[0] == "p" and not arg[2] else ("",)
+            if bound[0] == "from" and not bound[2] & {"value", "type" if subject[1].startswith("builtins.") else "predicates"}:
+                return None  # ``isinstance(t, Tensor)``, ``_can_use_gpu(t)`` of what the ops did not keep
             replaced = _substitute_subject(arg, bindings)
             if replaced is None:
                 return None

@@ -18,6 +18,7 @@ from functools import cached_property
 
 from ._conditions import ALWAYS, NEVER, Condition, Subject, Sym, Test, conjoin, disjoin, relation
 from .._config import BACKEND_DEVICES
+from .._vocabulary import BUILTIN, HostVocabulary
 from .. import _semantics as sem
 from ._project import FunctionInfo
 from ._walk.syntax import converts_dtype_only
@@ -25,6 +26,13 @@ from ._walk.syntax import converts_dtype_only
 __all__ = ["GuardReader", "parameter_names"]
 
 _BUILTINS = frozenset(dir(builtins))
+
+#: What a tensor made from another keeps of it (``GuardReader._made_from``; read by ``_conditions``).
+KEEPS_ALL: frozenset[str] = frozenset({"device", "dtype", "shape", "predicates", "type", "value"})
+_COPY = KEEPS_ALL - {"value"}  # a copy, a tensor made like it, an element-wise op of it and numbers
+_VIEW = frozenset({"device", "dtype", "predicates", "type"})  # a view: its own shape
+_DEVICE_OP = frozenset({"device", "dtype", "predicates"})  # any other device op's result
+_MASK = frozenset({"device", "shape"})  # an element-wise op with a dtype of its own: ``a > 0``
 #: Builtin names that are classes (``int``, ``tuple``): literals when tested against.
 _BUILTIN_CLASSES = frozenset(name for name in _BUILTINS if isinstance(getattr(builtins, name), type)
                              and not name.endswith(("Error", "Exception", "Warning")))
@@ -39,10 +47,10 @@ Normalisation = tuple[tuple[int, int], frozenset[Any], Any]
 #: normalisation, the spans of the outermost loops with a binding of it, its normalisations
 #: in source order). A test of a parameter before all of them reads the value the caller
 #: passed; after normalisations alone, a comparison with literals can still be read (``_compare``).
-Stores = dict[str, tuple[tuple[int, int], list[tuple[int, int]], list[Normalisation]]]
-
-#: No binding there: after every position.
-_NOWHERE = (10**9, 0)
+#: Where a parameter is bound: each binding's position with the spans where it has not run (the
+#: other arms of the ``if`` statements around it), the loops that bind it, and its normalisations.
+ParamBinding = tuple[tuple[int, int], tuple[tuple[tuple[int, int], tuple[int, int]], ...]]
+Stores = dict[str, tuple[list[ParamBinding], list[tuple[int, int]], list[Normalisation]]]
 
 
 def parameter_names(info: FunctionInfo) -> tuple[str, ...]:
@@ -52,8 +60,10 @@ def parameter_names(info: FunctionInfo) -> tuple[str, ...]:
 
 class GuardReader:
     def __init__(self, info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef,
-                 resolve: Callable[[ast.expr], str | None], device: str | None = None) -> None:
+                 resolve: Callable[[ast.expr], str | None], device: str | None = None,
+                 vocabulary: HostVocabulary = BUILTIN) -> None:
         self.info = info
+        self._vocabulary = vocabulary
         #: The backend's device: a tensor there is on it, or on the host (user data), never on
         #: another accelerator, so ``x.device.type == "mps"`` is false in the cuda backend.
         self.device = device
@@ -208,9 +218,12 @@ class GuardReader:
         where = self._scope[3].get(name.id)
         if where is None:
             return []
-        first, loops, normalisations = where
+        bindings, loops, normalisations = where
         here = (name.lineno, name.col_offset)
-        if here >= first or any(a <= name.lineno <= b for a, b in loops):
+        # a binding before this place rebinds it, unless it sits in another arm of an ``if``
+        # around this place (``if ...: cond = f(cond) elif cond.shape ...``: not rebound there)
+        if any(at <= here and not any(start <= here <= end for start, end in elsewhere) for at, elsewhere in bindings) \
+                or any(a <= name.lineno <= b for a, b in loops):
             return None
         return [n for n in normalisations if n[0] < here]
 
@@ -251,6 +264,14 @@ class GuardReader:
             if base is None or base[0] not in ("p", "g"):
                 return None
             return (base[0], base[1], (*base[2], expr.attr))
+        if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and expr.value.id in self.bound_once \
+                and isinstance(self.bound_once[expr.value.id], (ast.List, ast.Tuple)):
+            # ``shapes = [cond.shape, x.shape]; shapes[0]``: the element written out
+            elements, index = self.bound_once[expr.value.id].elts, self.literal(expr.slice)  # type: ignore[attr-defined]
+            if index is None or type(index[0]) is not int or not -len(elements) <= index[0] < len(elements) \
+                    or any(isinstance(e, ast.Starred) for e in elements):
+                return None
+            return self.subject(elements[index[0]])
         if isinstance(expr, ast.Subscript) and isinstance(expr.slice, (ast.Constant, ast.UnaryOp)):
             base, index = self.subject(expr.value), self.literal(expr.slice)
             if base is None or base[0] not in ("p", "g") or index is None or not isinstance(index[0], (int, str)):
@@ -425,15 +446,10 @@ class GuardReader:
 
     def passed(self, expr: ast.expr) -> Subject | None:
         """What a call passes, as a subject a callee's test can be rewritten over. A tensor made
-        from a subject by an op that keeps its device and dtype (a view, a copy, a tensor made
-        like it: ``sem.SAME_PLACE_OPS``) is that subject for such tests: ``flip(a.transpose(0, 1))``
-        under ``_can_use_gpu(a)`` passes a GPU tensor. A list of such tensors made from the
-        elements of a list (``[t.unsqueeze(0) for t in tensors]``) is that list."""
-        copied = self._same_shape(expr, 0)
-        if copied is not expr:  # ``zeros_like(a)``, ``a.contiguous()``: ``a``'s shape and place
-            subject = self.subject(copied)
-            if subject is not None and subject[0] in ("p", "g"):
-                return ("same", subject)
+        from one of this function's subjects keeps what the ops that made it keep of it
+        (``_made_from``): ``flip(a.transpose(0, 1))`` under ``_can_use_gpu(a)`` passes a GPU
+        tensor, ``zeros_like(a)`` a tensor of ``a``'s shape. A list of such tensors made from
+        the elements of a list (``[t.unsqueeze(0) for t in tensors]``) is that list."""
         made = self._same_place(expr, 0)
         if isinstance(made, (ast.List, ast.Tuple)) and made.elts:
             # ``[a, a.contiguous()]``: a list of tensors made from one tensor has its device and
@@ -442,31 +458,72 @@ class GuardReader:
                         else None for e in made.elts}
             one = elements.pop() if len(elements) == 1 else None
             return ("one", one) if one is not None and one[0] == "p" and not one[2] else None
-        subject = self.subject(made)
-        if made is expr or subject is None or subject[0] not in ("p", "g"):
+        base, kept = self._made_from(expr, 0)
+        if base is expr and made is not expr:  # ``[t.unsqueeze(0) for t in tensors]``: views of its elements
+            base, kept = made, _VIEW
+        subject = self.subject(base)
+        if base is expr or kept == KEEPS_ALL or subject is None or subject[0] not in ("p", "g"):
             return subject
-        return ("like", subject)  # its device and dtype only: a view has its own shape
+        # (a test of the value itself reads the call that made it: ``_detect_modality(x) == "image"``)
+        return ("from", subject, kept, self.subject(expr))
 
-    def _same_shape(self, expr: ast.expr, depth: int) -> ast.expr:
-        """The name ``expr`` is a copy of, or a tensor made like (``sem.SAME_SHAPE_OPS``, no
-        ``dtype=``/``device=`` of its own), through locals bound once; ``expr`` otherwise."""
-        if depth > 6:
-            return expr
-        if isinstance(expr, ast.Name) and expr.id in self.bound_once and expr.id not in self._params:
-            bound = self.bound_once[expr.id]
-            inner = self._same_shape(bound, depth + 1)
-            return inner if inner is not bound else expr
-        if isinstance(expr, ast.Call) and not any(k.arg in sem.PLACE_ATTRIBUTES or k.arg is None for k in expr.keywords):
-            func = expr.func
-            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-            if name in sem.SAME_SHAPE_OPS:
-                if isinstance(func, ast.Attribute) and self._resolve(func) is None and not expr.args:  # a.contiguous()
-                    inner = self._same_shape(func.value, depth + 1)
-                    return inner if isinstance(inner, ast.Name) else func.value
-                if expr.args and not isinstance(expr.args[0], ast.Starred) and name.endswith("_like"):  # zeros_like(a)
-                    inner = self._same_shape(expr.args[0], depth + 1)
-                    return inner if isinstance(inner, ast.Name) else expr.args[0]
-        return expr
+    def _made_from(self, expr: ast.expr, depth: int) -> tuple[ast.expr, frozenset[str]]:
+        """The tensor ``expr`` is made from, through locals bound once, and what it keeps of it
+        (``_conditions``: ``"device"``, ``"dtype"``, ``"shape"``, ``"predicates"`` of the
+        project, ``"type"``, ``"value"``); ``(expr, KEEPS_ALL)`` where it is made from nothing
+        known. Each step keeps what its op keeps: a copy or a tensor made like it
+        (``sem.SAME_SHAPE_OPS``) all but the value; a view (``SAME_PLACE_OPS``) its place and
+        class; an element-wise op of it and numbers (``POINTWISE_OPS``, an operator) its shape
+        and place, or only its device and shape where the op has a dtype of its own (a mask);
+        any other device op on it (the issue's "results of device ops on a") its device, dtype
+        and predicates."""
+        if depth > 8:
+            return expr, KEEPS_ALL
+        if isinstance(expr, ast.IfExp):  # ``a.contiguous() if not a.is_contiguous() else a``
+            (one, kept_one), (other, kept_other) = (self._made_from(arm, depth + 1) for arm in (expr.body, expr.orelse))
+            if isinstance(one, ast.Name) and isinstance(other, ast.Name) and one.id == other.id:
+                return one, kept_one & kept_other
+            return expr, KEEPS_ALL
+        step = self._made_step(expr)
+        if step is None:
+            return expr, KEEPS_ALL
+        base, kept = self._made_from(step[0], depth + 1)
+        return base, step[1] & kept
+
+    def _made_step(self, expr: ast.expr) -> tuple[ast.expr, frozenset[str]] | None:
+        """One step of ``_made_from``: (what ``expr`` is made from, what it keeps), or None."""
+        if isinstance(expr, ast.Name):
+            if expr.id in self.bound_once and expr.id not in self._params and expr.id not in self.appended_lists:
+                return self.bound_once[expr.id], KEEPS_ALL
+            if expr.id in self.views_of:  # ``t = select(a, 0, i); t = select(t, 0, j)``
+                return ast.Name(id=self.views_of[expr.id], ctx=ast.Load()), _VIEW
+            return None
+        if isinstance(expr, ast.BinOp) and not isinstance(expr.op, ast.MatMult):
+            sides = [side for side in (expr.left, expr.right) if self.literal(side) is None]
+            return (sides[0], _COPY) if len(sides) == 1 else None  # ``a * 2.0``, ``1 - a``
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd, ast.Invert)):
+            return expr.operand, _COPY
+        if isinstance(expr, ast.Compare) and len(expr.ops) == 1:  # ``a > 0``: a mask of a's shape
+            sides = [side for side in (expr.left, expr.comparators[0]) if self.literal(side) is None]
+            return (sides[0], _MASK) if len(sides) == 1 else None
+        if not isinstance(expr, ast.Call):
+            return None
+        func = expr.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        method = isinstance(func, ast.Attribute) and self._resolve(func) is None  # ``a.contiguous()``
+        operands = [*([func.value] if method and isinstance(func, ast.Attribute) else []),
+                    *(a for a in expr.args if not isinstance(a, ast.Starred) and self.literal(a) is None)]
+        own_place = any(k.arg in sem.PLACE_ATTRIBUTES or k.arg is None for k in expr.keywords)
+        if not operands:
+            return None
+        if name in sem.SAME_SHAPE_OPS and not own_place:
+            return operands[0], _COPY
+        if name in sem.SAME_PLACE_OPS:
+            return operands[0], _VIEW
+        if name in sem.POINTWISE_OPS and len(operands) == 1 and not own_place:
+            return operands[0], _MASK if name in sem.DTYPE_CHANGING_OPS else _COPY
+        operand = self._device_op_operand(expr, name, operands)
+        return (operand, _DEVICE_OP) if operand is not None else None
 
     def _same_place(self, expr: ast.expr, depth: int) -> ast.expr:
         if depth > 6:
@@ -489,6 +546,19 @@ class GuardReader:
                     return self._same_place(func.value, depth + 1)
                 if expr.args and not isinstance(expr.args[0], ast.Starred):  # empty_like(a), narrow(a, 0, i, 1)
                     return self._same_place(expr.args[0], depth + 1)
+            method = isinstance(func, ast.Attribute) and self._resolve(func) is None
+            operands = [*([func.value] if method and isinstance(func, ast.Attribute) else []),
+                        *(a for a in expr.args if not isinstance(a, ast.Starred) and self.literal(a) is None)]
+            operand = self._device_op_operand(expr, name, operands)
+            if operand is not None:  # ``_gpu_mul(a, 2.0)``, ``_view(a, i, i)``, ``a.sum(1)``: made on a's device
+                inner = self._same_place(operand, depth + 1)
+                return inner if isinstance(inner, ast.Name) else expr
+        if isinstance(expr, ast.BinOp) and not isinstance(expr.op, (ast.MatMult,)):
+            # ``a * 2.0``, ``1 - a``: an element-wise op of a tensor and a number, on its device
+            sides = [side for side in (expr.left, expr.right) if self.literal(side) is None]
+            if len(sides) == 1:
+                inner = self._same_place(sides[0], depth + 1)
+                return inner if isinstance(inner, ast.Name) else expr
         if isinstance(expr, ast.ListComp) and len(expr.generators) == 1 and not expr.generators[0].ifs:
             generator = expr.generators[0]
             if isinstance(generator.target, ast.Name):
@@ -501,6 +571,38 @@ class GuardReader:
                            for e in elements for n in ast.walk(e)):
                     return self._of_one(elements, expr)  # ``[a.select(0, i) for i in range(n)]``
         return expr
+
+    def _device_op_operand(self, expr: ast.Call, name: str, operands: list[ast.expr]) -> ast.expr | None:
+        """The tensor a device op works on, where its result is made on that tensor's device
+        with its dtype (the issue's "results of device ops on a"): the receiver of a method, or
+        the first argument of a function of the project or of a library we cannot see. Not an
+        op with a dtype of its own (``sem.DTYPE_CHANGING_OPS``, a conversion), a transfer, a
+        readback, an upload or a host library's function (``_vocabulary``): their result is
+        elsewhere or another kind."""
+        vocabulary = self._vocabulary
+        if not name or name in sem.DTYPE_CHANGING_OPS or name in sem.DTYPE_CONVERSIONS or name in sem.FIXED_TRANSFERS \
+                or name in sem.TARGET_TRANSFERS or name in sem.READBACKS or name in sem.HOST_SYNCS \
+                or name in sem.METADATA or name in _BUILTINS or vocabulary.readback_name.search(name) \
+                or vocabulary.upload_name.search(name) or vocabulary.d2h_name.search(name) \
+                or vocabulary.conversion_name.search(name) or vocabulary.host_allocation.search(name):
+            return None
+        func = expr.func
+        dotted = self._resolve(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
+        if dotted is not None and (dotted.partition(".")[0] in vocabulary.host_modules or dotted.startswith("builtins.")):
+            return None
+        if dotted is None and not isinstance(func, ast.Attribute):
+            return None  # a local callable: not known to be an op
+        # the receiver of a method (``a.sum(1)``), or the first tensor operand of a function
+        # (``where(mask, a, 0.0)``: ``mask`` is a mask op's, whose dtype is its own; ``a`` then)
+        for operand in operands:
+            if not (isinstance(operand, ast.Call) and self._op_name(operand) in sem.DTYPE_CHANGING_OPS):
+                return operand
+        return None
+
+    @staticmethod
+    def _op_name(call: ast.Call) -> str:
+        func = call.func
+        return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
     @staticmethod
     def _of_one(elements: list[ast.expr], otherwise: ast.expr) -> ast.expr:
@@ -558,8 +660,15 @@ class GuardReader:
         return _pair(Test(subject, None, True))
 
     def _compare(self, expr: ast.Compare) -> tuple[Condition, Condition]:
-        if len(expr.ops) != 1:
-            return _UNKNOWN
+        if len(expr.ops) != 1:  # ``a == b == c``: each neighbouring pair, all of them
+            if not all(isinstance(op, (ast.Eq, ast.NotEq)) for op in expr.ops):
+                return _UNKNOWN
+            operands = [expr.left, *expr.comparators]
+            true, false = ALWAYS, NEVER
+            for op, left, right in zip(expr.ops, operands, operands[1:]):
+                pair_true, pair_false = self._compare(ast.Compare(left, [op], [right]))
+                true, false = conjoin(true, pair_true), disjoin(false, pair_false)
+            return true, false
         distinct = self._count_distinct(expr)
         if distinct is not None:
             return distinct
@@ -603,9 +712,9 @@ class GuardReader:
     def _relation(self, left: ast.expr, right: ast.expr) -> Subject | None:
         """``("eq", l, r)`` for an equality of two parameters' attributes (``x.shape == y.shape``,
         ``a.dtype == b.dtype``): a caller passing one tensor for both decides it."""
-        one, other = self.subject(left), self.subject(right)
-        if one is None or other is None or one[0] != "p" or other[0] != "p" or one == other:
-            return None
+        one, other = (self.subject(_unwrapped(side)) for side in (left, right))
+        if one is None or other is None or one[0] != "p" or other[0] != "p" or one == other or not one[2] or not other[2]:
+            return None  # (two tensors compared themselves, ``x == y``, are element-wise data)
         return relation(one, other)
 
     def _size_order(self, left: ast.expr, op: ast.cmpop, right: ast.expr) -> tuple[Condition, Condition]:
@@ -667,6 +776,14 @@ class GuardReader:
         return subject is not None and subject[0] == "p"
 
 
+def _unwrapped(expr: ast.expr) -> ast.expr:
+    """``tuple(x.shape)``, ``list(x.shape)``: ``x.shape`` (the same sizes, for an equality)."""
+    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in ("tuple", "list") \
+            and len(expr.args) == 1 and not expr.keywords:
+        expr = expr.args[0]
+    return expr
+
+
 def _is_size(subject: Subject) -> bool:
     """A count that is never negative: ``a.numel()``, ``a.dim()``, ``a.ndim``, ``a.shape[k]``,
     ``len(x)``."""
@@ -715,11 +832,13 @@ def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, i
     walrus that rebinds a parameter inside an expression is not seen (documented limit)."""
     counts: dict[str, int] = {}
     once: dict[str, ast.expr] = {}
-    first: dict[str, tuple[int, int]] = {}
+    bound_at: dict[str, list[ParamBinding]] = {}
     loops: dict[str, set[tuple[int, int]]] = {}
     normalisations: dict[str, list[Normalisation]] = {}
     at: tuple[int, int] = _ANYWHERE
     loop: tuple[int, int] | None = None
+    #: the other arms of the ``if`` statements around the statement visited: where it has not run
+    elsewhere: tuple[tuple[tuple[int, int], tuple[int, int]], ...] = ()
     top = {id(stmt) for stmt in node.body}
     arguments = node.args
     #: only a parameter's bindings need their positions (what a caller passed is read there)
@@ -736,8 +855,8 @@ def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, i
         position = where or at
         if normalisation is not None:
             normalisations.setdefault(name, []).append((position, *normalisation))
-        elif position < first.get(name, _NOWHERE):
-            first[name] = position
+        else:
+            bound_at.setdefault(name, []).append((position, elsewhere))
         if loop is not None:
             loops.setdefault(name, set()).add(loop)
 
@@ -750,10 +869,11 @@ def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, i
         elif isinstance(target, ast.Starred):
             bind(target.value, weight)
 
-    # (statement, its outermost enclosing loop's line span, or None)
-    pending: list[tuple[ast.stmt, tuple[int, int] | None]] = [(stmt, None) for stmt in node.body]
+    # (statement, its outermost enclosing loop's line span or None, the arms it is not in)
+    pending: list[tuple[ast.stmt, tuple[int, int] | None, tuple[tuple[tuple[int, int], tuple[int, int]], ...]]] = [
+        (stmt, None, ()) for stmt in node.body]
     while pending:
-        stmt, loop = pending.pop()
+        stmt, loop, elsewhere = pending.pop()
         kind = stmt.__class__
         if kind in _INERT_STATEMENTS:
             continue
@@ -803,26 +923,35 @@ def _bindings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, i
                     bound = getattr(sub, "name", None)
                     if isinstance(bound, str):
                         stored(bound, 2)
-                pending.extend((s, loop) for s in case.body)
+                pending.extend((s, loop, elsewhere) for s in case.body)
         if kind not in _COMPOUND:
             continue  # most statements hold none
         inner = loop
         if inner is None and isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
             inner = (stmt.lineno, stmt.end_lineno or stmt.lineno)
+        if isinstance(stmt, ast.If) and stmt.orelse:  # each arm has not run where the other runs
+            pending.extend((s, inner, (*elsewhere, _span(stmt.orelse))) for s in stmt.body)
+            pending.extend((s, inner, (*elsewhere, _span(stmt.body))) for s in stmt.orelse)
+            continue
         for field in ("body", "orelse", "finalbody"):
-            pending.extend((s, inner) for s in getattr(stmt, field, ()) or ())
+            pending.extend((s, inner, elsewhere) for s in getattr(stmt, field, ()) or ())
         for handler in getattr(stmt, "handlers", ()) or ():
             if handler.name:
                 stored(handler.name, 2, (handler.lineno, handler.col_offset))
-            pending.extend((s, inner) for s in handler.body)
+            pending.extend((s, inner, elsewhere) for s in handler.body)
     del bind  # it calls itself through its closure: a cycle that outlives the call while the collector is off
-    stores: Stores = {name: (first.get(name, _NOWHERE), sorted(loops.get(name, ())), normalisations.get(name, []))
-                      for name in {*first, *loops, *normalisations}}
+    stores: Stores = {name: (sorted(bound_at.get(name, ())), sorted(loops.get(name, ())), normalisations.get(name, []))
+                      for name in {*bound_at, *loops, *normalisations}}
     for name, normalised in normalisations.items():
         if not _independent(normalised):  # chained or overlapping: ordinary bindings
-            start, spans, _ = stores[name]
-            stores[name] = (min([start, *(n[0] for n in normalised)]), spans, [])
+            bindings, spans, _ = stores[name]
+            stores[name] = (sorted([*bindings, *((n[0], ()) for n in normalised)]), spans, [])
     return counts, {name: value for name, value in once.items() if counts.get(name) == 1}, stores
+
+
+def _span(statements: list[ast.stmt]) -> tuple[tuple[int, int], tuple[int, int]]:
+    last = statements[-1]
+    return (statements[0].lineno, statements[0].col_offset), (last.end_lineno or last.lineno, last.end_col_offset or 0)
 
 
 def _normalisation(stmt: ast.If) -> tuple[frozenset[Any], Any] | None:

@@ -61,7 +61,8 @@ class Walk:
 
     def __init__(self, info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver) -> None:
         scope: dict[str, str] = {}
-        guards = GuardReader(info, node, lambda expr: resolver.resolve(info, scope, expr), resolver.device_of(info.module))
+        guards = GuardReader(info, node, lambda expr: resolver.resolve(info, scope, expr), resolver.device_of(info.module),
+                             resolver.vocabulary)
         self.state = state = WalkState(info, resolver, guards)
         state.scope = scope
         self.recorder = recorder = Recorder(state)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from ... import _codes
 from ..._finding import Finding
 from .. import _codes as codes
-from .._conditions import ALWAYS
+from .._conditions import ALWAYS, disjoin
 from .._solver import direct_path
 from .._values import Root, Sink
 from ._function import FunctionFacts, when_text
@@ -23,7 +23,12 @@ def own_path_findings(function: FunctionFacts, code: str) -> Iterator[Finding]:
     root = own[0]
     facts = function.facts
     sink = next(s for r, s in facts.sunk if r == root)  # the first way it went
-    condition = function.condition(facts.when.get(root, ALWAYS))
+    # the finding is every root of the path together: reached when any of them is
+    # (``if metric == "euclidean": ... x.cpu() ...`` then another ``x.cpu()`` for the rest)
+    when = facts.when.get(root, ALWAYS)
+    for other in own[1:]:
+        when = disjoin(when, facts.when.get(other, ALWAYS))
+    condition = function.condition(when)
     project = function.project
     via = ""
     if root.chain and root.origin:

@@ -40,3 +40,46 @@ def mean_rows(a):
 
 def total_rows(a):
     return _sum_rows(a)  # E: device-indirect-fallback
+
+
+def _where(cond, x, y):
+    """candle's ``where``: it broadcasts on the host only when the shapes differ; a scalar ``y``
+    takes the second arm, where ``cond`` and ``x`` were not rebound by the first."""
+    if isinstance(y, torch.Tensor):
+        shapes = [cond.shape, x.shape, y.shape]
+        if not (shapes[0] == shapes[1] == shapes[2]):
+            cond, x, y = _broadcast(cond), _broadcast(x), _broadcast(y)  # E: device-indirect-fallback
+    elif tuple(cond.shape) != tuple(x.shape):
+        cond = _broadcast(cond)
+    return kernels.launch("where", cond, x, y)
+
+
+def _broadcast(t):
+    return from_numpy(np.ascontiguousarray(to_numpy(t)), t.dtype, t.device)  # E: device-readback
+
+
+def nansum(a):
+    """The mask is an element-wise op of ``a`` (``isnan``, then ``logical_not``): ``a``'s shape,
+    so the host broadcast is not reached."""
+    keep = torch.logical_not(torch.isnan(a))
+    return kernels.launch("sum", _where(keep, a, 0.0))
+
+
+def masked_by_other(a, b):
+    return kernels.launch("sum", _where(b > 0, a, 0.0))  # E: device-indirect-fallback
+
+
+def _scale_eligible(a, factor):
+    if kernels.supported(a.dtype):
+        return kernels.launch("mul", a, factor)
+    return from_numpy(to_numpy(a) * factor, a.dtype, a.device)  # E: device-readback
+
+
+def elu_like(a):
+    """Results of device ops on ``a`` (a kernel call, an operator with a number, a conditional
+    copy) are on ``a``'s device with its dtype: the callee's dtype guard holds for them."""
+    if not kernels.supported(a.dtype):
+        raise TypeError("unsupported dtype")
+    a_c = a.contiguous() if not a.is_contiguous() else a
+    part = kernels.launch("exp", a_c) - 1.0
+    return _scale_eligible(part, 2.0)
