@@ -122,6 +122,9 @@ class HostVocabulary:
         "tobytes", "item", "stack", "concatenate", "split", "require", "ctypeslib", "as_array", "get",
         "pop", "items", "values", "keys", "index", "count",
     })
+    #: numpy functions and ndarray methods that make a private copy of host data (``arr.copy()``,
+    #: ``np.copy(arr)``, ``np.array(arr)``): a write into the copy writes into no tensor.
+    private_copies: frozenset[str] = frozenset({"copy", "array"})
     #: Names of helpers we cannot see that re-type raw host data without computing with it
     #: (``acl.util.ptr_to_bytes(ptr, n)``, ``bytes_to_ptr``): what they return is what they got.
     conversion_patterns: tuple[str, ...] = (

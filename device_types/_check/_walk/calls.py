@@ -5,6 +5,7 @@ and the host vocabulary; a call into the project goes to ``project_calls``."""
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
 from ... import _semantics as sem
@@ -197,6 +198,8 @@ class Calls(Part):
             self.writes.out_argument(kwargs)
             rearranges = name in self.vocab.host_conversions or name in sem.LAYOUT_OPS  # computes nothing
             computed = frozenset({COMPUTED}) if not rearranges and name not in self.vocab.container_add_methods else EMPTY
+            if name in self.vocab.private_copies:  # ``arr.copy()``: a write into it writes into no tensor
+                receiver = private_copy(receiver)
             return receiver | all_args | computed
         if name in self.vocab.container_add_methods:
             for argument in node.args:
@@ -300,7 +303,7 @@ class Calls(Part):
                 self.writes.sink(value, Sink("h2d_copy", f"{last}()"))
             return EMPTY
         if top in self.vocab.host_modules:
-            return self.host_library_call(node, dotted, last, args, all_args, kwargs)
+            return self.host_library_call(node, dotted, last, args, all_args, kwargs, env)
         if top == "torch" or top == "ctypes":
             if last in sem.TENSOR_DATA_FACTORIES or last in sem.HOST_FACTORIES:
                 if targets_device(node, self.state.constant):
@@ -357,7 +360,7 @@ class Calls(Part):
         return self.unknown_call(node, last, all_args, kwargs, args)
 
     def host_library_call(self, node: ast.Call, dotted: str, last: str, args: list[Value], all_args: Value,
-                          kwargs: dict[str | None, Value]) -> Value:
+                          kwargs: dict[str | None, Value], env: dict[str, Value]) -> Value:
         module = dotted.rpartition(".")[0]
         if last in self.vocab.host_metadata_functions and module.partition(".")[0] == "numpy":
             return EMPTY
@@ -365,7 +368,11 @@ class Calls(Part):
             all_args = all_args | self.tensors_read(node, args)
         self.writes.out_argument(kwargs)
         if last in self.vocab.host_writing_functions and args and module.partition(".")[0] == "numpy":
-            self.writes.write_into(args[0], base_name(node.args[0]), frozenset().union(*args[1:]))
+            written, base = frozenset().union(*args[1:]), base_name(node.args[0])
+            self.writes.write_into(args[0], base, written)
+            if base is not None and host_operands(written):  # (into a copy: what it holds now)
+                self.writes.contain(base, env.get(base, EMPTY), host_operands(written))
+                env[base] = env.get(base, EMPTY) | host_operands(written)
         if any(module == m or module.startswith(m + ".") for m in self.vocab.host_rng_modules) or dotted in self.vocab.host_rng_modules:
             return all_args | self.recorder.built(node, f'host RNG "{dotted}()"')
         if module.partition(".")[0] == "numpy" and last in self.vocab.host_array_builders:
@@ -383,6 +390,9 @@ class Calls(Part):
             data = args[0] if args and last not in self.vocab.shape_first_functions else EMPTY
             built = frozenset(self.recorder.loop_roots(data)) | frozenset(ArrayOf(i) for i in params(data))
             all_args = frozenset(a for a in all_args if not isinstance(a, (LoopFilled, ArrayOf))) | built
+        if last in self.vocab.private_copies and module.partition(".")[0] == "numpy" \
+                and not any(k.arg == "copy" and isinstance(k.value, ast.Constant) and not k.value.value for k in node.keywords):
+            all_args = private_copy(all_args)  # ``np.copy(arr)``, ``np.array(arr)``: a copy, no view
         if last in self.vocab.host_conversions or not is_host(all_args):
             return all_args
         metadata_only = not any(isinstance(a, (ReadOf, HostOnly)) or (isinstance(a, Root) and not a.weak)
@@ -413,7 +423,7 @@ class Calls(Part):
     def d2h(self, node: ast.Call, dotted: str, env: dict[str, Value]) -> Value:
         """A device-to-host memcpy: its destination (first argument) now holds device data."""
         short = dotted.rpartition(".")[2]
-        sources = self.addressed(node.args[1:], env)  # the device pointer is metadata of a tensor: whose?
+        sources = self.writes.addressed(node.args[1:], env)  # the device pointer is metadata of a tensor: whose?
         value = self.recorder.readback(node, sources, f'"{short}()" (device-to-host copy)', codes.READBACK)
         if node.args:
             destination = node.args[0]
@@ -434,21 +444,8 @@ class Calls(Part):
         the parameter whose buffer the pointer addresses (a readback primitive reads its own)."""
         if pointer:
             return pointer
-        sources = self.addressed(node.args, env)
+        sources = self.writes.addressed(node.args, env)
         return self.recorder.readback(node, sources, f'"{name}()" (raw memory read)', codes.READBACK)
-
-    def addressed(self, nodes: list[ast.expr], env: dict[str, Value], depth: int = 0) -> Value:
-        """The parameters a pointer expression is metadata of (``t.data_ptr()``,
-        ``ptr = buffer_contents(t._storage._metal_buffer)``), through locals bound once."""
-        found: Value = EMPTY
-        for node in nodes:
-            for name in ast.walk(node):
-                if isinstance(name, ast.Name):
-                    found = found | frozenset(a for a in env.get(name.id, EMPTY) if isinstance(a, Param))
-                    bound = self.state.constant(name.id) if depth < 3 and name.id in env else None
-                    if bound is not None:
-                        found = found | self.addressed([bound], env, depth + 1)
-        return found
 
     def builtin_call(self, node: ast.Call, name: str, args: list[Value], all_args: Value,
                      kwargs: dict[str | None, Value]) -> Value:
@@ -500,6 +497,11 @@ class Calls(Part):
         # converts (``Image.fromarray``) is not known: returned as is, it is no finding (unless
         # what it was given was computed on the host already: ``run(y.log())``)
         return host_operands(all_args) - ({COMPUTED} if COMPUTED not in all_args else set())
+
+
+def private_copy(value: Value) -> Value:
+    """``value``'s data read back, as a private copy (``Root.copy``): not a view of a tensor."""
+    return frozenset(replace(a, copy=True) if isinstance(a, Root) and a.kind == "read" else a for a in value)
 
 
 def target_written(node: ast.Call) -> str:

@@ -84,6 +84,8 @@ class ProjectCalls(Part):
             if is_host(arg):
                 result = result | arg
                 continue
+            if callee.key == self.info.key:  # recursion: what it reads back is this function's own root
+                continue
             # read back only on some of the callee's paths (``if exact: return to_numpy(a)``):
             # only where this call can take one of them
             when = self.state.path
@@ -127,11 +129,15 @@ class ProjectCalls(Part):
             self.writes.sink(bound.get(index, EMPTY), Sink("upload_by", f"{callee.short}()"), known_upload=False)
         for index in summary.reads_into:
             arg_node = argument_node(callee, node, index)
+            while isinstance(arg_node, ast.Call) and arg_node.args:  # ctypes.addressof(buf), buf.ctypes.data
+                arg_node = arg_node.args[0]
             base = base_name(arg_node) if arg_node is not None else None
             if base is not None:
                 current = env.get(base, EMPTY)
                 self.facts.reads_into |= params(current)
-                env[base] = overwritten(current) | self.recorder.readback(node, EMPTY, None, codes.READBACK)
+                # the device memory read is the other arguments' (``memcpy_d2h(dst, n, t.data_ptr())``)
+                sources = self.writes.addressed([a for a in node.args if a is not argument_node(callee, node, index)], env)
+                env[base] = overwritten(current) | self.recorder.readback(node, sources, None, codes.READBACK)
         return result
 
     def data_argument(self, callee: FunctionInfo, args: list[Value], kwargs: dict[str | None, Value]) -> Value:

@@ -298,7 +298,7 @@ class Statements(Part):
                     value = value | decided_by(index)
                 value = value | self.state.control
             if not augment:
-                self.writes.write_element(target, container, value, env, source, copies=True)
+                self.writes.write_element(target, container, value, env, source, copies=True, index=index)
             if base is not None and value:
                 self.writes.contain(base, env.get(base, EMPTY), value)
                 env[base] = env.get(base, EMPTY) | value

@@ -7,7 +7,7 @@ import ast
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
-from .._values import EMPTY, ArrayOf, Root, Value, params, pending_of, roots, writes_back
+from .._values import EMPTY, ArrayOf, Param, Root, Value, params, pending_of, roots, writes_back
 from .events import Sink
 from .state import Part
 from .syntax import base_name
@@ -46,7 +46,8 @@ class Writes(Part):
         return found
 
     def write_element(self, target: ast.Subscript, container: Value, value: Value,
-                      env: dict[str, Value], source: ast.expr | None = None, copies: bool = False) -> None:
+                      env: dict[str, Value], source: ast.expr | None = None, copies: bool = False,
+                      index: Value = EMPTY) -> None:
         """``target = value`` (or ``+=``) into ``container``: host data written into a tensor
         made on the device is uploaded (``dev = torch.eye(4, device=d); dev[0, 2] = xs.tolist()[0]``);
         into host data, it is ``write_into``. Only a name bound to a call that names a device
@@ -65,7 +66,7 @@ class Writes(Part):
             if written:  # the tensor now holds data the host built: a finding if it is returned
                 env[target.value.id] = env.get(target.value.id, EMPTY) | written
             return
-        self.write_into(container, base, value, copies)
+        self.write_into(container, base, value, copies, index)
 
     def element_copy(self, target: ast.Subscript, source: ast.expr | None, env: dict[str, Value]) -> None:
         """An element of a device tensor written from ``source`` (``out[i] = a[int(idx[i])]``,
@@ -98,10 +99,12 @@ class Writes(Part):
         if added:
             self.state.contained[base] = self.state.contained.get(base, EMPTY) | added
 
-    def write_into(self, container: Value, base: str | None, value: Value = EMPTY, copies: bool = False) -> None:
+    def write_into(self, container: Value, base: str | None, value: Value = EMPTY, copies: bool = False,
+                   index: Value = EMPTY) -> None:
         """A write into host data: when that data is a view of a device tensor, it is the tensor
-        (and whatever host data is written lands in it). ``base``: the name written through;
-        data it holds only because it was written into it (``contain``) is not what it views."""
+        (and whatever host data is written lands in it, at the addresses ``index`` holds: data
+        read back there picks what the host writes). ``base``: the name written through; data
+        it holds only because it was written into it (``contain``) is not what it views."""
         # a Python scalar read back is a value, not a view of the tensor's memory
         # (``magnitude *= -1.0`` rebinds it)
         held = self.state.contained.get(base, EMPTY) if base is not None else EMPTY
@@ -115,7 +118,7 @@ class Writes(Part):
             self.sink(value, Sink("write_back"))
             self.facts.escaped |= set(read)
             return
-        for root in (*read, *roots(value)):
+        for root in (*read, *roots(value), *(r for r in roots(index) if r.kind == "read")):
             self.recorder.sunk(root, Sink("host_view"))
 
     def out_argument(self, kwargs: dict[str | None, Value]) -> None:
@@ -140,6 +143,20 @@ class Writes(Part):
         for root in roots(index):
             if root.kind == "read":
                 self.recorder.sunk(replace(root, scalar=False), Sink("drives_copies"))
+
+    def addressed(self, nodes: list[ast.expr], env: dict[str, Value], depth: int = 0) -> Value:
+        """The parameters a pointer expression is metadata of (``t.data_ptr()``,
+        ``ptr = buffer_contents(t._storage._metal_buffer)``), through locals bound once: whose
+        memory a raw read or a device-to-host copy reads."""
+        found: Value = EMPTY
+        for node in nodes:
+            for name in ast.walk(node):
+                if isinstance(name, ast.Name):
+                    found = found | frozenset(a for a in env.get(name.id, EMPTY) if isinstance(a, Param))
+                    bound = self.state.constant(name.id) if depth < 3 and name.id in env else None
+                    if bound is not None:
+                        found = found | self.addressed([bound], env, depth + 1)
+        return found
 
     def host_addressed(self, name: str, all_args: Value) -> None:
         """A device copy issued from a host loop with addresses computed from data read back

@@ -19,7 +19,7 @@ def findings(function: FunctionFacts) -> Iterator[Finding]:
     sunk = {root_identity(root) for root, _ in facts.sunk}
     # returned as it was made (``return to_numpy(t)``): a primitive; a scalar or an element made
     # of it (``int(sum(xs))``, ``[i for i, v in enumerate(xs) if v]``) is a value it computed
-    returned = set(roots(frozenset(facts.returned)))
+    returned = {replace(r, copy=False) for r in roots(frozenset(facts.returned))}  # (``.copy()`` of it is it too)
     # a readback returned as it is: the function's own argument read back is a primitive
     # (``_to_numpy``); a value it computed on the device and read back is a host sync
     # reported where the readback is: a helper's sync is not its callers' (no chain)
@@ -29,7 +29,8 @@ def findings(function: FunctionFacts) -> Iterator[Finding]:
     alone = set() if any(isinstance(a, Param) for a in facts.returned) else {r for r in returned if r.scalar}
     synced = [r for r in facts.created
               if root_identity(r) not in sunk and root_identity(r) not in escaped and r.kind == "read" and not r.chain
-              and (r not in returned and replace(r, scalar=True) not in alone or r.param is None)]
+              and (replace(r, copy=False) not in returned and replace(r, scalar=True, copy=False) not in alone
+                   or r.param is None)]
     if not synced:
         return
     first = min(synced, key=lambda r: (r.line, r.column))

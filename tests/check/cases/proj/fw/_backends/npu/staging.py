@@ -1,6 +1,8 @@
 """Host staging of the user's data for an upload: ``numpy_to_ptr`` goes from numpy, not to it,
 so the pointer it gives is no readback."""
-from . import acl
+import ctypes
+
+from . import acl, runtime
 
 
 def stage_host_array(arr, device_ptr):
@@ -8,3 +10,15 @@ def stage_host_array(arr, device_ptr):
     acl.rt.memcpy(device_ptr, arr.nbytes, host_ptr, arr.nbytes, 1)
     return device_ptr
 
+
+
+def _read_count(t):
+    """A readback primitive of one scalar, through the runtime's D2H wrapper into a ctypes value."""
+    buf = ctypes.c_int64()
+    runtime.memcpy_d2h(ctypes.addressof(buf), 8, t.data_ptr())
+    return int(buf.value)
+
+
+def nonzero_sized(a):
+    """The count read back sizes the output: a host sync here (opt-in), none in ``_read_count``."""
+    return acl.nonzero(a, _read_count(acl.count_nonzero(a)))
