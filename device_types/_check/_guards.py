@@ -29,8 +29,10 @@ _BUILTINS = frozenset(dir(builtins))
 
 #: What a tensor made from another keeps of it (``GuardReader._made_from``; read by ``_conditions``).
 KEEPS_ALL: frozenset[str] = frozenset({"device", "dtype", "shape", "predicates", "type", "value"})
-_COPY = KEEPS_ALL - {"value"}  # a copy, a tensor made like it, an element-wise op of it and numbers
-_VIEW = frozenset({"device", "dtype", "predicates", "type"})  # a view: its own shape
+# a copy, a tensor made like it, an element-wise op of it and numbers: all but the data, which a
+# test of the tensor itself (``t is None``, its truth) does not tell apart from the original's
+_COPY = KEEPS_ALL
+_VIEW = frozenset({"device", "dtype", "predicates", "type", "value"})  # a view: its own shape
 _DEVICE_OP = frozenset({"device", "dtype", "predicates"})  # any other device op's result
 _MASK = frozenset({"device", "shape"})  # an element-wise op with a dtype of its own: ``a > 0``
 #: Builtin names that are classes (``int``, ``tuple``): literals when tested against.
