@@ -239,6 +239,8 @@ def substitute(condition: Condition, bindings: dict[int, Binding]) -> Condition:
 def _substitute_test(test: Test, bindings: dict[int, Binding]) -> Test | bool | None:
     subject: Subject | None
     bound = bindings.get(test.subject[1], ("",)) if test.subject[0] == "p" and not test.subject[2] else ("",)
+    if bound[0] == "one" and len(bound) > 2 and bound[2] and test.values is None:
+        return test.positive  # the truth of a list a loop filled at least once
     if bound[0] == "from" and "value" not in bound[2]:
         # a test of the value itself (``t is None``, ``m == "image"``) of a value made from the
         # caller's: a test of the call that made it, where that is a subject

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import builtins
 from typing import Any
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cached_property
 
 from ._conditions import ALWAYS, NEVER, Condition, Subject, Sym, Test, conjoin, disjoin, relation
@@ -140,6 +140,29 @@ class GuardReader:
                     and not isinstance(node.ctx, ast.Load):
                 empty.discard(node.value.id)
         return {name: values for name, values in appended.items() if name in empty and values}
+
+    @cached_property
+    def filled_lists(self) -> frozenset[str]:
+        """The ``appended_lists`` never empty where they are passed: appended to on every pass
+        of a ``for`` over ``range(n)``, after an early exit when ``n`` is 0 in the same block
+        (``if diag_len == 0: return ...``, then ``for i in range(diag_len): elements.append(t)``):
+        the loop runs at least once."""
+        lists = set(self.appended_lists)
+        if not lists:
+            return frozenset()
+        found: set[str] = set()
+        for block in _statement_lists(self._node):
+            for position, stmt in enumerate(block):
+                count = _range_count(stmt.iter) if isinstance(stmt, ast.For) else None
+                if count is None:
+                    continue
+                appended = {s.value.func.value.id for s in stmt.body  # type: ignore[attr-defined]
+                            if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+                            and isinstance(s.value.func, ast.Attribute) and s.value.func.attr == "append"
+                            and isinstance(s.value.func.value, ast.Name)} & lists
+                if appended and any(_exits_when_zero(earlier, count) for earlier in block[:position]):
+                    found |= appended
+        return frozenset(found)
 
     @cached_property
     def views_of(self) -> dict[str, str]:
@@ -459,10 +482,13 @@ class GuardReader:
             elements = {self.subject(self._same_place(e, 1)) if isinstance(self._same_place(e, 1), ast.Name)
                         else None for e in made.elts}
             one = elements.pop() if len(elements) == 1 else None
-            return ("one", one) if one is not None and one[0] == "p" and not one[2] else None
+            if one is None or one[0] != "p" or one[2]:
+                return None
+            # a list a loop fills at least once is not empty there (``_conditions``: its truth)
+            return ("one", one, True) if isinstance(expr, ast.Name) and expr.id in self.filled_lists else ("one", one)
         base, kept = self._made_from(expr, 0)
-        if base is expr and made is not expr:  # ``[t.unsqueeze(0) for t in tensors]``: views of its elements
-            base, kept = made, _VIEW
+        if made is not expr and (base is expr or self.subject(base) is None):
+            base, kept = made, _VIEW  # ``[t.unsqueeze(0) for t in tensors]``: views of its elements
         subject = self.subject(base)
         if base is expr or kept == KEEPS_ALL or subject is None or subject[0] not in ("p", "g"):
             return subject
@@ -514,7 +540,8 @@ class GuardReader:
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         method = isinstance(func, ast.Attribute) and self._resolve(func) is None  # ``a.contiguous()``
         operands = [*([func.value] if method and isinstance(func, ast.Attribute) else []),
-                    *(a for a in expr.args if not isinstance(a, ast.Starred) and self.literal(a) is None)]
+                    *(a for a in expr.args if not isinstance(a, ast.Starred) and self.literal(a) is None
+                      and not _metadata_of(a))]
         own_place = any(k.arg in sem.PLACE_ATTRIBUTES or k.arg is None for k in expr.keywords)
         if not operands:
             return None
@@ -550,7 +577,8 @@ class GuardReader:
                     return self._same_place(expr.args[0], depth + 1)
             method = isinstance(func, ast.Attribute) and self._resolve(func) is None
             operands = [*([func.value] if method and isinstance(func, ast.Attribute) else []),
-                        *(a for a in expr.args if not isinstance(a, ast.Starred) and self.literal(a) is None)]
+                        *(a for a in expr.args if not isinstance(a, ast.Starred) and self.literal(a) is None
+                          and not _metadata_of(a))]
             operand = self._device_op_operand(expr, name, operands)
             if operand is not None:  # ``_gpu_mul(a, 2.0)``, ``_view(a, i, i)``, ``a.sum(1)``: made on a's device
                 inner = self._same_place(operand, depth + 1)
@@ -776,6 +804,53 @@ class GuardReader:
     def _param_based(self, expr: ast.expr) -> bool:
         subject = self.subject(expr)
         return subject is not None and subject[0] == "p"
+
+
+def _statement_lists(node: ast.AST) -> Iterator[list[ast.stmt]]:
+    """Every list of statements of the function (its body, its compound statements' arms), not
+    those of nested definitions."""
+    pending: list[list[ast.stmt]] = [node.body]  # type: ignore[attr-defined]
+    while pending:
+        block = pending.pop()
+        yield block
+        for stmt in block:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(stmt, field, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                    pending.append(inner)
+            pending.extend(handler.body for handler in getattr(stmt, "handlers", ()) or ())
+
+
+def _range_count(expr: ast.expr) -> str | None:
+    """``n`` of ``range(n)``, a name."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "range" \
+            and len(expr.args) == 1 and isinstance(expr.args[0], ast.Name):
+        return expr.args[0].id
+    return None
+
+
+def _exits_when_zero(stmt: ast.stmt, name: str) -> bool:
+    """``if n == 0: return ...`` (``not n``, ``n <= 0``, ``n < 1``), its body ending the function."""
+    if not (isinstance(stmt, ast.If) and stmt.body and isinstance(stmt.body[-1], (ast.Return, ast.Raise))):
+        return False
+    test = stmt.test
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return isinstance(test.operand, ast.Name) and test.operand.id == name
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name) \
+            and test.left.id == name and isinstance(test.comparators[0], ast.Constant):
+        op, bound = test.ops[0], test.comparators[0].value
+        return (isinstance(op, (ast.Eq, ast.LtE)) and bound == 0) or (isinstance(op, ast.Lt) and bound == 1)
+    return False
+
+
+def _metadata_of(expr: ast.expr) -> bool:
+    """``view.shape``, ``a.dtype``, ``t.stride()``: metadata of a tensor, not a tensor an op
+    makes its result of (``_strided_indices(view.shape, view.stride)``)."""
+    if isinstance(expr, ast.Call) and not expr.args:
+        expr = expr.func
+    return isinstance(expr, ast.Attribute) and (expr.attr in sem.METADATA or expr.attr in sem.PLACE_ATTRIBUTES)
 
 
 def _unwrapped(expr: ast.expr) -> ast.expr:
