@@ -102,6 +102,10 @@ class HostVocabulary:
     })
     #: Builtins that make a Python scalar of host data (a staged operand, not a result).
     scalar_builtins: frozenset[str] = frozenset({"int", "float", "bool", "complex"})
+    #: Functions that encode values into a buffer given as their second argument, at an offset
+    #: (``struct.pack_into(fmt, buffer, offset, *values)``): into a mapped view of a tensor's
+    #: memory, values the host read back or computed are a result written through a host view.
+    buffer_writers: frozenset[str] = frozenset({"struct.pack_into"})
     #: Functions that decode raw host bytes into Python scalars (a staged operand, not a result).
     scalar_decoders: frozenset[str] = frozenset({"struct.unpack", "struct.unpack_from"})
     #: ndarray methods that change the array they are called on (a write, if it views a tensor).

@@ -286,6 +286,13 @@ class Calls(Part):
             operands = data_operands(last, args, kwargs, any(isinstance(a, ast.Starred) for a in node.args))
             if operands is not None:  # torch.split(x, sizes): the sizes are metadata, x is the data
                 all_args = operands
+        if dotted in self.vocab.buffer_writers and len(node.args) >= 4:
+            written = frozenset().union(*args[3:])
+            if roots(written):  # data read back or built, not the user's scalar staged as an operand
+                self.writes.write_into(args[1], base_name(node.args[1]), written)
+            else:  # a mapped buffer only written into: nothing was read from it
+                self.facts.escaped |= {r for r in roots(args[1]) if r.kind == "read"}
+            return EMPTY
         if dotted in self.vocab.scalar_decoders:  # struct.unpack("f", raw)[0]: Python scalars
             return as_scalar(all_args)
         if self.vocab.d2h_name.search(dotted):
