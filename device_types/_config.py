@@ -29,6 +29,8 @@ __all__ = ["CheckConfig", "Config", "ConfigError", "INI_FILES", "load_config", "
            "infer_backends", "load_config_option"]
 
 SECTION: Final = "device_types"
+#: ``[tool.device-types]``, the distribution's name, is read as ``[tool.device_types]``.
+DISTRIBUTION_SECTION: Final = "device-types"
 DEFAULT_KNOWN_ISSUES: Final = "docs/known-kernel-issues.md"
 #: Files looked at, in mypy's own order of precedence, when no file is named.
 INI_FILES: Final = ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg")
@@ -191,7 +193,12 @@ def _read_section(path: str) -> dict[str, Any] | None:
             from ._files import read_regular
 
             data = tomllib.loads(read_regular(path, _MAX_CONFIG_BYTES).decode("utf-8"))
-            section = data.get("tool", {}).get(SECTION)
+            tool = data.get("tool", {})
+            section = tool.get(SECTION) if isinstance(tool, dict) else None
+            spelled = tool.get(DISTRIBUTION_SECTION) if isinstance(tool, dict) else None
+            if section is not None and spelled is not None:
+                raise ConfigError(f"{path}: both [tool.{SECTION}] and [tool.{DISTRIBUTION_SECTION}]: keep one")
+            section = section if section is not None else spelled  # the distribution's name works too
             if section is None:
                 return None
             if not isinstance(section, dict):
@@ -250,14 +257,33 @@ def _parse_ini_value(path: str, key: str, value: str) -> Any:
     return mapping
 
 
+def _listed_backends(listed: list[Any], path: str, where: str) -> dict[str, str]:
+    """``backends = ["pkg._backends.mps", ...]``: a list of packages named after their device."""
+    table: dict[str, str] = {}
+    for module in listed:
+        if not isinstance(module, str) or not _is_dotted_name(module):
+            raise ConfigError(f"{path}: {where} backends: {module!r} is not a dotted module name such as 'pkg._backends.mps'")
+        device = module.rpartition(".")[2]
+        if device not in BACKEND_DEVICES:
+            raise ConfigError(
+                f'{path}: {where} backends: {module!r} is not named after a device ({", ".join(BACKEND_DEVICES)}); '
+                f'give its device in a table: backends = {{ "{module}" = "npu" }}')
+        table[module] = device
+    return table
+
+
 def _validate(raw: dict[str, Any], path: str, root: str) -> Config:
     where = f"[tool.{SECTION}]" if path.endswith(".toml") else f"[{SECTION}]"
     unknown = sorted(set(raw) - KNOWN_KEYS)
     if unknown:
+        if unknown[0] in CHECK_KEYS:  # ``cpu_backends`` at the top: it is the check's
+            raise ConfigError(f"{path}: {where} {unknown[0]!r} belongs in {where[:-1]}.check]")
         raise ConfigError(
             f"{path}: {where} unknown key {unknown[0]!r}; known keys: {', '.join(sorted(KNOWN_KEYS))}"
         )
     backends_raw = raw.get("backends", {})
+    if isinstance(backends_raw, list):  # ["pkg._backends.mps", ...]: each package's last name is its device
+        backends_raw = _listed_backends(backends_raw, path, where)
     if not isinstance(backends_raw, dict):
         raise ConfigError(
             f'{path}: {where} backends must be a table of module prefix -> device, e.g. {{ "pkg._backends.mps" = "mps" }}'

@@ -166,6 +166,9 @@ class HostVocabulary:
                                                     "arange"})
 
     # --- sources: device data reaching the host --------------------------------------------
+    #: Methods that, called with no argument, read their receiver's data back (CuPy's
+    #: ``x.data.get()``; ``d.get(key)`` of a dict takes one).
+    argless_readbacks: frozenset[str] = frozenset({"get"})
     #: Helper names that return host data of their first argument (``_to_numpy``, ``to_host``,
     #: MindSpore's ``x.asnumpy()``;
     #: not ``numpy_to_ptr``, which goes from numpy: a conversion).
@@ -219,6 +222,9 @@ class HostVocabulary:
     host_allocation_patterns: tuple[str, ...] = (r"malloc_?host|host_?alloc|alloc_?host|pinned|mallochost",)
     #: ctypes functions that make a host buffer (a ``(c_char * n)()`` array is one too).
     host_buffer_factories: frozenset[str] = frozenset({"create_string_buffer", "create_unicode_buffer"})
+    #: numpy functions that allocate an array and fill it with nothing (``np.empty(shape)``):
+    #: host memory, nobody's data until something is copied or computed into it.
+    host_array_allocators: frozenset[str] = frozenset({"empty", "empty_like"})
 
     # --- compiled forms (not fields a project sets) ----------------------------------------
 

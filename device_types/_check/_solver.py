@@ -350,7 +350,11 @@ class Analysis:
         previous_current, self._current = self._current, key
         previous_looking, self._looking = self._looking, {}
         try:
-            facts = interpret(info, node, self) if node is not None else Facts()
+            # a nested def sees the imports its enclosing functions make (``import numpy as _np``)
+            outer = info.qualname.split(".<locals>.")[:-1]
+            enclosing = [self.project.function_node(module, ".<locals>.".join(outer[:depth + 1]))
+                         for depth in range(len(outer))] if module is not None else []
+            facts = interpret(info, node, self, [n for n in enclosing if n is not None]) if node is not None else Facts()
         except RecursionError:
             facts = Facts()  # absurdly deep code (a 1,000-branch elif): reported, never a clean result
             self._unanalysed(info, module, "nested too deeply for the analysis (split it up, or see the limits)")
@@ -470,15 +474,24 @@ class Analysis:
         return self.backends.declared.get(dotted)
 
     def constant(self, info: FunctionInfo, name: str) -> ast.expr | None:
-        module_name, hops = info.module, 0
+        return self.constant_in(info.module, name)
+
+    def constant_in(self, module_name: str, name: str) -> ast.expr | None:
+        """What ``name`` is bound to at the top of module ``module_name`` (``HOST = cpu``,
+        following imports), where that is an expression other than a name."""
+        hops = 0
         while hops < 3:
             self._look(module_name, name)
             module = self.project.module(module_name)
             if module is None or name in module.defs:
                 return None
             alias = module.aliases.get(name)
+            if isinstance(alias, ast.Name):  # ``HOST = cpu``: what ``cpu`` is
+                name = alias.id
+                hops += 1
+                continue
             if alias is not None:
-                return alias if not isinstance(alias, (ast.Name, ast.Attribute)) else None
+                return alias if not isinstance(alias, ast.Attribute) else None
             target = module.imports.get(name)
             if target is None or "." not in target:
                 return None

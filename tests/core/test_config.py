@@ -25,6 +25,20 @@ def test_toml(tmp_path: Path) -> None:
     assert config.backend_of("pkg.models") is None
 
 
+def test_backends_listed_by_device_name(tmp_path: Path) -> None:
+    path = write(tmp_path, "pyproject.toml", '[tool.device_types]\nbackends = ["pkg._backends.mps", "pkg._backends.npu"]\n')
+    assert load_config(path).backends == {"pkg._backends.mps": "mps", "pkg._backends.npu": "npu"}
+
+
+def test_the_distributions_name_is_the_section_too(tmp_path: Path) -> None:
+    path = write(tmp_path, "pyproject.toml", '[tool.device-types]\nbackends = { "pkg.accel" = "npu" }\n')
+    assert load_config(path).backends == {"pkg.accel": "npu"}
+    path = write(tmp_path, "pyproject.toml",
+                 '[tool.device-types]\nbackends = { "a.b" = "npu" }\n[tool.device_types]\nbackends = { "a.c" = "mps" }\n')
+    with pytest.raises(ConfigError, match=r"both \[tool.device_types\] and \[tool.device-types\]: keep one"):
+        load_config(path)
+
+
 def test_ini_forms(tmp_path: Path) -> None:
     path = write(tmp_path, "mypy.ini", "[mypy]\n[device_types]\nbackends =\n    pkg._backends.mps = mps\n    pkg._backends.npu: npu\n")
     assert load_config(path).backends == {"pkg._backends.mps": "mps", "pkg._backends.npu": "npu"}
@@ -62,7 +76,10 @@ def test_no_file_or_section_is_empty(tmp_path: Path) -> None:
         ('backends = { "p.mps" = "gpu" }', "backends.'p.mps': unknown backend device 'gpu'; use one of cuda, mps, npu, xpu"),
         ('backends = { "p.mps" = "cpu" }', "unknown backend device 'cpu' (the host is never a backend)"),
         ('backends = { "p.mps" = 3 }', "backends.'p.mps': the device must be a string"),
-        ('backends = ["p.mps"]', "backends must be a table of module prefix -> device"),
+        ('backends = ["p.accel"]', "'p.accel' is not named after a device (cuda, mps, npu, xpu); give its device in a table"),
+        ('backends = ["p..mps"]', "'p..mps' is not a dotted module name"),
+        ('backends = "p.mps"', "backends must be a table of module prefix -> device"),
+        ('cpu_backends = ["p.cpu"]', "'cpu_backends' belongs in [tool.device_types.check]"),
         ('backends = { "p..x" = "mps" }', "a key must be a dotted module name"),
         ('backends = { "p.b" = "mps", "p.b.c" = "cuda" }', "backends.'p.b.c' (cuda) lies inside backends.'p.b' (mps)"),
         ('backend = { "p.b" = "mps" }', "unknown key 'backend'; known keys: backends, check, default_backend, docs_url, known_issues, platforms, strict"),

@@ -24,6 +24,7 @@ The walk is parts with one job each, sharing ``WalkState``:
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator, Sequence
 
 from .._guards import GuardReader
 from .._project import FunctionInfo
@@ -41,8 +42,13 @@ from .writes import Writes
 __all__ = ["Facts", "FunctionInfo", "Resolver", "Sink", "Walk", "interpret"]
 
 
-def interpret(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver) -> Facts:
+def interpret(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver,
+              enclosing: Sequence[ast.FunctionDef | ast.AsyncFunctionDef] = ()) -> Facts:
     walk = Walk(info, node, resolver)
+    for outer in enclosing:  # the imports of the functions a nested def is defined in
+        for statement in _own_statements(outer):
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                walk.statements.local_import(statement)
     env: dict[str, Value] = {}
     for index, name in enumerate(info.params):
         env[name] = frozenset({Param(index)})
@@ -54,6 +60,21 @@ def interpret(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, 
     facts = walk.recorder.finish()
     walk.close()
     return facts
+
+
+def _own_statements(node: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.stmt]:
+    """The statements of ``node``'s body at any depth, not those of the defs nested in it."""
+    pending: list[ast.stmt] = list(node.body)
+    while pending:
+        statement = pending.pop()
+        yield statement
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for child in ast.iter_child_nodes(statement):
+            if isinstance(child, ast.stmt):
+                pending.append(child)
+            elif isinstance(child, ast.ExceptHandler):
+                pending.extend(child.body)
 
 
 class Walk:

@@ -138,7 +138,7 @@ class Calls(Part):
     def method_call(self, node: ast.Call, func: ast.Attribute, receiver: Value, args: list[Value],
                     kwargs: dict[str | None, Value], all_args: Value, env: dict[str, Value]) -> Value:
         name = func.attr
-        self.uses.method(name, receiver, args, kwargs)
+        self.uses.method(name, receiver, args, kwargs, self.of_a_tensor(func, receiver))
         if name in sem.METADATA:
             return EMPTY
         if name in self.vocab.storage_names and not node.args and not node.keywords:
@@ -169,13 +169,16 @@ class Calls(Part):
             # ``like.from_numpy(arr)``: an upload by name, called on a device tensor (its name
             # may also read like a readback: the upload is the one it is)
             return self.writes.sink(all_args, Sink("upload_with", f".{name}()"))
-        if name in sem.READBACKS or self.vocab.readback_name.search(name):
+        if name in sem.READBACKS or self.vocab.readback_name.search(name) \
+                or (name in self.vocab.argless_readbacks and not node.args and not node.keywords and params(receiver)):
             if is_host(receiver):
                 return receiver | all_args
             return self.recorder.readback(node, receiver, f'".{name}()"', codes.READBACK,
                                           scalar_items=name in sem.SCALAR_ELEMENT_READBACKS)
         if name in sem.SHAPE_ARGUMENT_OPS:  # x.split(sizes): the sizes are metadata
-            all_args = data_operands(name, args, kwargs, False, method=True) or EMPTY
+            # (called on what a call returned that holds no tensor data, ``backend_for(d).sort(x,
+            # axis)``, the function's form: ``x`` is its data)
+            all_args = data_operands(name, args, kwargs, False, method=self.of_a_tensor(func, receiver)) or EMPTY
         if is_host(receiver):
             source = args[0] if args else EMPTY
             if name in sem.COPY_SOURCES and source and not is_host(source) and params(source):
@@ -214,6 +217,8 @@ class Calls(Part):
                 self.writes.contain(base, env.get(base, EMPTY), all_args)
                 env[base] = env.get(base, EMPTY) | all_args | filled
             return EMPTY
+        if name in self.vocab.raw_copies and len(node.args) > 1:  # ``queue.memcpy(dst, src)``
+            return self.raw_copy(node, dotted_text(func) or name, name, args, all_args, env)
         if name in sem.COPY_SOURCES:  # ``out.copy_(host)``: the source is written into the tensor
             element = func.value
             if isinstance(element, ast.Subscript) and isinstance(element.value, ast.Name) \
@@ -224,6 +229,12 @@ class Calls(Part):
         if name in self.vocab.passthrough_methods:
             return receiver
         return self.unknown_call(node, name, all_args | receiver, kwargs, args)
+
+    @staticmethod
+    def of_a_tensor(func: ast.Attribute, receiver: Value) -> bool:
+        """Whether ``receiver.method(...)`` is a tensor's method: not one of an object a call
+        returned that holds no tensor data (a dispatcher, a backend: ``backend_for(d).sort(x)``)."""
+        return bool(receiver) or not isinstance(func.value, ast.Call)
 
     def transfer(self, node: ast.Call, func: ast.Attribute, receiver: Value, name: str, env: dict[str, Value]) -> Value:
         target = sem.FIXED_TRANSFERS.get(name)
@@ -302,13 +313,7 @@ class Calls(Part):
         if self.vocab.host_allocation.search(last):
             return frozenset({HostOnly(last)})
         if last in self.vocab.raw_copies:
-            self.writes.host_addressed(last, all_args)
-            if len(args) > 1 and is_host(args[0]) and not args[1]:
-                # memmove(host_buffer, t.data_ptr(), n): a pointer from tensor metadata, read into host memory
-                return self.d2h(node, dotted, env)
-            for value in args[1:]:
-                self.writes.sink(value, Sink("h2d_copy", f"{last}()"))
-            return EMPTY
+            return self.raw_copy(node, dotted, last, args, all_args, env)
         if top in self.vocab.host_modules:
             return self.host_library_call(node, dotted, last, args, all_args, kwargs, env)
         if top == "torch" or top == "ctypes":
@@ -366,6 +371,28 @@ class Calls(Part):
             return self.writes.sink(data_arg, Sink("upload_by", f"{last}()"), known_upload=False) | wrapped(data_arg)
         return self.unknown_call(node, last, all_args, kwargs, args)
 
+    def raw_copy(self, node: ast.Call, dotted: str, last: str, args: list[Value], all_args: Value,
+                 env: dict[str, Value]) -> Value:
+        """``memmove(dst, src, n)``, ``queue.memcpy(dst, src)``: into host memory from a pointer
+        that is tensor metadata (``t.data_ptr()``), a device-to-host read; otherwise host data
+        copied to the device (a parameter there may be the user's array: not known to be read)."""
+        self.writes.host_addressed(last, all_args)
+        if len(args) > 1 and is_host(args[0]) and not args[1]:
+            return self.d2h(node, dotted, env)
+        if len(args) > 1 and is_host(args[0]) and is_host(args[1]):
+            # host memory to host memory (``memmove(arr.ctypes.data, pinned, n)``): the
+            # destination holds the source's data now, no upload
+            destination = node.args[0]
+            while isinstance(destination, ast.Call) and destination.args:
+                destination = destination.args[0]
+            base = base_name(destination)
+            if base is not None:
+                env[base] = env.get(base, EMPTY) | args[1]
+            return EMPTY
+        for value in args[1:]:
+            self.writes.sink(value, Sink("h2d_copy", f"{last}()"))
+        return EMPTY
+
     def host_library_call(self, node: ast.Call, dotted: str, last: str, args: list[Value], all_args: Value,
                           kwargs: dict[str | None, Value], env: dict[str, Value]) -> Value:
         module = dotted.rpartition(".")[0]
@@ -382,6 +409,8 @@ class Calls(Part):
                 env[base] = env.get(base, EMPTY) | host_operands(written)
         if any(module == m or module.startswith(m + ".") for m in self.vocab.host_rng_modules) or dotted in self.vocab.host_rng_modules:
             return all_args | self.recorder.built(node, f'host RNG "{dotted}()"')
+        if module.partition(".")[0] == "numpy" and last in self.vocab.host_array_allocators:
+            return frozenset({HostOnly(f'numpy "{last}()"')})  # host memory holding nothing yet
         if module.partition(".")[0] == "numpy" and last in self.vocab.host_array_builders:
             built = self.recorder.built(node, f'numpy "{last}()"', weak=True)
             if last in self.vocab.shape_first_builders and node.args and one_element(node.args[0]):

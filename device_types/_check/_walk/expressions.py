@@ -156,7 +156,13 @@ class Expressions(Part):
         return collected_data(value) | frozenset({LoopFilled(COMPREHENSION, node.lineno, node.col_offset)})
 
     def expr_GeneratorExp(self, node: ast.GeneratorExp, env: dict[str, Value]) -> Value:
-        return self.comprehension(node, env, [node.elt])
+        value = self.comprehension(node, env, [node.elt])
+        items = {g.target.id for g in node.generators if isinstance(g.target, ast.Name) and not counts(g.iter, self.vocab)}
+        if self.collected(node.elt, items):
+            return value
+        # computing with the elements read back (``sum(x * y for x, y in zip(a.tolist(), ...))``):
+        # what it yields is data the host computed, as a list comprehension's elements are
+        return collected_data(value)
 
     expr_SetComp = expr_GeneratorExp
 

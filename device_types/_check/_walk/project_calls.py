@@ -7,6 +7,7 @@ import ast
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
+from ... import _semantics as sem
 from .. import _codes as codes
 from .._conditions import NEVER, Binding, Condition, conjoin, disjoin, substitute
 from .._guards import parameter_names
@@ -86,6 +87,12 @@ class ProjectCalls(Part):
                 continue
             if callee.key == self.info.key:  # recursion: what it reads back is this function's own root
                 continue
+            if not params(arg):  # a pointer (``t.data_ptr()``): the memory of the tensor it names
+                arg_node = argument_node(callee, node, index)
+                if isinstance(arg_node, ast.Call) and not arg_node.args:
+                    arg_node = arg_node.func
+                if isinstance(arg_node, ast.Attribute) and arg_node.attr in sem.METADATA:
+                    arg = arg | self.writes.addressed([arg_node.value], env)
             # read back only on some of the callee's paths (``if exact: return to_numpy(a)``):
             # only where this call can take one of them
             when = self.state.path

@@ -44,6 +44,9 @@ class Resolver(Protocol):
         """The literal a module-level name of ``info``'s module is bound to (``CPU = "cpu"``,
         ``HOST = torch.device("cpu")``), following an import of it; None otherwise."""
 
+    def constant_in(self, module_name: str, name: str) -> ast.expr | None:
+        """The same, of a name of module ``module_name``."""
+
     @property
     def vocabulary(self) -> HostVocabulary:
         """The host vocabulary: built in, plus the project's extension."""
@@ -97,6 +100,16 @@ class WalkState:
                 return bound
             if name in self.guards.local_names:
                 return None
+        if "." in name:  # ``dx.cpu``, ``devices.HOST``: a module's name, where it resolves
+            try:
+                expr = ast.parse(name, mode="eval").body
+            except SyntaxError:
+                return None
+            dotted = self.resolver.resolve(self.info, self.scope, expr)
+            if dotted is None or "." not in dotted:
+                return None
+            module_name, _, attr = dotted.rpartition(".")
+            return self.resolver.constant_in(module_name, attr)
         if name in self.scope:
             return None
         return self.resolver.constant(self.info, name)

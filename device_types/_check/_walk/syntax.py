@@ -184,6 +184,10 @@ def is_cpu_literal(node: ast.AST, constant: ConstantLookup = no_constants, depth
     if isinstance(node, ast.Name) and depth < 4:
         bound = constant(node.id)
         return bound is not None and is_cpu_literal(bound, constant, depth + 1)
+    if isinstance(node, ast.Attribute) and depth < 4 and node.attr != sem.DEVICE_PARAMETER:
+        dotted = dotted_text(node)  # ``dx.cpu``, ``devices.HOST``: a module's constant
+        bound = constant(dotted) if dotted and "." in dotted else None
+        return bound is not None and is_cpu_literal(bound, constant, depth + 1)
     return False
 
 

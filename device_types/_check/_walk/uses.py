@@ -39,16 +39,18 @@ class ArgumentUses(Part):
         for keyword, value in kwargs.items():
             self.use(value, self.metadata(name, None, keyword, host, top))
 
-    def method(self, name: str, receiver: Value, args: list[Value], kwargs: dict[str | None, Value]) -> None:
+    def method(self, name: str, receiver: Value, args: list[Value], kwargs: dict[str | None, Value],
+               tensor: bool = True) -> None:
         """``receiver.name(...)``: the receiver is the data (a metadata read, ``x.size()``, is
         not); what a container method adds flows on, used where the container is."""
         if name in self.vocab.container_add_methods:
             return
         self.use(receiver, name in sem.METADATA)
+        # (``tensor``: a tensor's method; of an object holding none, the function's form)
         for position, value in enumerate(args):
-            self.use(value, sem.is_metadata_argument(name, position, None, method=True))
+            self.use(value, sem.is_metadata_argument(name, position, None, method=tensor))
         for keyword, value in kwargs.items():
-            self.use(value, keyword in _PLACE_KEYWORDS or sem.is_metadata_argument(name, None, keyword, method=True))
+            self.use(value, keyword in _PLACE_KEYWORDS or sem.is_metadata_argument(name, None, keyword, method=tensor))
 
     def data(self, *values: Value) -> None:
         """Values a callee we cannot see is given: data."""

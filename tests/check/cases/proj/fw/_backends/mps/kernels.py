@@ -56,3 +56,23 @@ def cummax(a):
 
 def empty(n, device):
     return launch("empty", n, device)
+
+
+def backend_for(device):
+    return _metal.backend(device)
+
+
+def upload(arr):
+    return _metal.upload(arr)
+
+
+def full(shape, value):
+    return _metal.full(shape, value)
+
+
+def malloc_host(nbytes):
+    return _metal.malloc_host(nbytes)
+
+
+def memcpy_d2h(dst, src, nbytes):
+    return _metal.memcpy_d2h(dst, src, nbytes)
