@@ -124,4 +124,5 @@ class LineMap:
             returns_value=facts.returns_value,
             meta_params=set(facts.meta_params),
             data_params=set(facts.data_params),
+            cpu_test=facts.cpu_test,
         )

@@ -430,6 +430,7 @@ class Analysis:
             maybe_uploads=frozenset(facts.maybe_uploaded_params),
             array_uploads=frozenset(facts.array_uploads),
             reads_into=frozenset(facts.reads_into),
+            cpu_test=facts.cpu_test,
             fallbacks=self.fallback_paths(info, facts),
         )
         # most functions do nothing with host data: one object for all of them, which the

@@ -57,6 +57,9 @@ class Summary:
     maybe_uploads: frozenset[int] = frozenset()
     #: Parameters (host buffers) that the function fills with device data (a D2H copy).
     reads_into: frozenset[int] = frozenset()
+    #: The parameter whose being on the CPU the function returns (a predicate helper,
+    #: ``_is_cpu(t)``): a caller's ``if _is_cpu(x):`` is a CPU guard of ``x``.
+    cpu_test: int | None = None
     #: Set when the function is a backend function that falls back: each way it does, with
     #: the condition under which it is taken, its own roots first (in root order), then CPU
     #: backend calls, then chains through other backend functions, shortest first

@@ -36,6 +36,7 @@ from .project_calls import ProjectCalls
 from .recorder import Recorder
 from .state import Resolver, WalkState
 from .statements import Statements
+from .syntax import host_guard
 from .uses import ArgumentUses
 from .writes import Writes
 
@@ -58,8 +59,21 @@ def interpret(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, 
         env[name] = frozenset({Param(len(info.params) + 1 + offset)})
     walk.statements.block(node.body, env, top=True)
     facts = walk.recorder.finish()
+    facts.cpu_test = _cpu_test(info, node, walk.state)
     walk.close()
     return facts
+
+
+def _cpu_test(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, state: WalkState) -> int | None:
+    """The parameter a one-statement predicate returns the CPU-ness of (``return t.device.type
+    == "cpu"``, ``return t.is_cpu``, ``return t.device == device("cpu")``), or None."""
+    body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return None
+    guard = host_guard(body[0].value, state.constant)
+    if guard is None or guard[1] != 0 or guard[0] not in info.params:
+        return None
+    return info.params.index(guard[0])
 
 
 def _own_statements(node: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.stmt]:

@@ -525,8 +525,9 @@ class Calls(Part):
             return frozenset(a for a in all_args if isinstance(a, (Root, ReadOf, HostOnly, Param)))
         if constructs(name):  # a class wraps what it is given (``Tensor(storage, shape)``)
             # memory read back that an object now holds (a storage around a mapped buffer)
-            # decides nothing here: no host sync
-            self.facts.escaped |= {r for r in roots(all_args) if r.kind == "read"}
+            # decides nothing here: no host sync (an error raised with it validates with it)
+            if not self.state.raising:
+                self.facts.escaped |= {r for r in roots(all_args) if r.kind == "read"}
             return wrapped(all_args)
         # a callee we cannot see runs where its operands are: given host data, its result is
         # host data, and uploading it uploads what the host made. Whether it computes or only

@@ -56,3 +56,6 @@ class Facts:
     #: first is metadata to this function's callers (``Summary.metadata_params``).
     meta_params: set[int] = field(default_factory=set)
     data_params: set[int] = field(default_factory=set)
+    #: The function returns whether parameter k is on the CPU (``return t.device.type == "cpu"``):
+    #: a caller's ``if is_cpu(x):`` is a CPU guard of ``x`` (``Summary.cpu_test``).
+    cpu_test: int | None = None

@@ -88,6 +88,8 @@ class WalkState:
         #: (``if a.dim() not in (1, 2): raise``): said of no path, since every run that goes on
         #: satisfies them.
         self.assumed: set[Test] = set()
+        #: Whether the expression walked is a ``raise``'s or an ``assert``'s (``Calls.unknown_call``).
+        self.raising = False
         #: id of a loop -> what its body reads before assigning, and only writes into (``loop_reads``)
         self.loop_reads: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
 

@@ -117,7 +117,8 @@ class Statements(Part):
             if self.state.loops:
                 self.state.control = outer | decided_by(decides)
             try:
-                self.branches([node.body, node.orelse], env, host_guard(node.test, self.state.constant),
+                guard = host_guard(node.test, self.state.constant) or self.predicate_guard(node.test)
+                self.branches([node.body, node.orelse], env, guard,
                               [conjoin(self.state.path, when_true), conjoin(self.state.path, when_false)])
             finally:
                 self.state.control = outer
@@ -147,9 +148,13 @@ class Statements(Part):
             self.branches(arms, env)
             self.block(node.finalbody, env)  # type: ignore[attr-defined]
         elif isinstance(node, (ast.Raise, ast.Assert)):
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, ast.expr):
-                    self.expr(child, env)
+            self.state.raising = True  # an error made of data read back validates with it
+            try:
+                for child in ast.iter_child_nodes(node):
+                    if isinstance(child, ast.expr):
+                        self.expr(child, env)
+            finally:
+                self.state.raising = False
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             self.local_import(node)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -237,6 +242,22 @@ class Statements(Part):
                 current = env.get(name, EMPTY)
                 if value is not current:  # most names an arm did not touch: the same object
                     env[name] = current | value if current else value
+
+    def predicate_guard(self, test: ast.expr) -> tuple[str, int] | None:
+        """``if _is_cpu(x):`` (arm 0) or ``if not _is_cpu(x):`` (arm 1), where the project's
+        ``_is_cpu`` returns whether its parameter is on the CPU (``Summary.cpu_test``)."""
+        negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+        call = test.operand if negated else test  # type: ignore[attr-defined]
+        if not (isinstance(call, ast.Call) and isinstance(call.func, (ast.Name, ast.Attribute))):
+            return None
+        dotted = self.resolver.resolve(self.info, self.state.scope, call.func)
+        callee = self.resolver.function(dotted) if dotted is not None else None
+        if callee is None:
+            return None
+        index = self.resolver.summary(callee).cpu_test
+        arg = call.args[index] if index is not None and index < len(call.args) else None
+        name = base_name(arg) if isinstance(arg, ast.Name) else None
+        return (name, 1 if negated else 0) if name is not None else None
 
     def bound(self, name: str, source: ast.expr, env: dict[str, Value]) -> None:
         """What the walk keeps of ``name = source`` besides its value: a tensor made on a

@@ -77,3 +77,21 @@ def lengths_of(a, lengths):
         return host_np.frombuffer(data.tobytes(), dtype=host_np.int64).tolist()
 
     return kernels.launch("ctc", a, read_lengths(lengths, 64))  # E: device-readback
+
+
+def _on_host(t):
+    """A predicate helper: whether its tensor is on the CPU."""
+    return t.device.type == "cpu"
+
+
+def sign_on_host_tensor(a):
+    """Under the helper's CPU test, ``a`` is host memory: no device data is read."""
+    if _on_host(a):
+        return kernels.upload(np.sign(a.numpy()))
+    return kernels.launch("sign", a)
+
+
+def sign_off_host_tensor(a):
+    if not _on_host(a):
+        return kernels.upload(np.sign(a.numpy()))  # E: device-readback
+    return kernels.launch("sign", a)
