@@ -287,8 +287,8 @@ class Calls(Part):
             return self.d2h(node, dotted, env)
         if direction == "h2d":
             api = self.vocab.copy_api[last]
-            if api.source < len(args):
-                self.writes.sink(args[api.source], Sink("h2d_copy", f"{last}()"))
+            if api.source < len(args):  # (what is pending stays with the destination: ``copied_into``)
+                return self.writes.sink(args[api.source], Sink("h2d_copy", f"{last}()"))
             return EMPTY
         if callee is not None:
             return self.project_calls.project_call(node, callee, args, kwargs, env, receiver)
@@ -389,9 +389,10 @@ class Calls(Part):
             if base is not None:
                 env[base] = env.get(base, EMPTY) | args[1]
             return EMPTY
+        uploaded: Value = EMPTY
         for value in args[1:]:
-            self.writes.sink(value, Sink("h2d_copy", f"{last}()"))
-        return EMPTY
+            uploaded = uploaded | self.writes.sink(value, Sink("h2d_copy", f"{last}()"))
+        return uploaded
 
     def host_library_call(self, node: ast.Call, dotted: str, last: str, args: list[Value], all_args: Value,
                           kwargs: dict[str | None, Value], env: dict[str, Value]) -> Value:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable
 from ... import _semantics as sem
 from .._conditions import NEVER, Condition, conjoin, disjoin
 from .._project import import_bindings
-from .._values import EMPTY, GUARDED_CPU, HostOnly, Value, accumulated, decided_by, host_operands, items_of, roots
+from .._values import EMPTY, GUARDED_CPU, HostOnly, Value, accumulated, decided_by, host_operands, items_of, pending_of, roots
 from .._carried import loop_reads
 from .state import Part
 from .syntax import base_name, counts, device_guard, exits, host_guard, targets_device, terminates
@@ -109,7 +109,9 @@ class Statements(Part):
             if node.value is not None:
                 self.recorder.returned(self.expr(node.value, env))
         elif isinstance(node, ast.Expr):
-            self.expr(node.value, env)
+            value = self.expr(node.value, env)
+            if isinstance(node.value, ast.Call) and pending_of(value):
+                self.copied_into(node.value, pending_of(value), env)
         elif isinstance(node, ast.If):
             decides = self.expr(node.test, env)
             when_true, when_false = self.state.test(node.test)
@@ -242,6 +244,16 @@ class Statements(Part):
                 current = env.get(name, EMPTY)
                 if value is not current:  # most names an arm did not touch: the same object
                     env[name] = current | value if current else value
+
+    def copied_into(self, call: ast.Call, uploaded: Value, env: dict[str, Value]) -> None:
+        """A copy to the device whose result is dropped (``_copy_cpu_to_npu(out.data_ptr,
+        host.ctypes.data, n)``): what it uploads is now in the tensor whose pointer it was given."""
+        for arg in call.args:
+            pointer = arg.func if isinstance(arg, ast.Call) and not arg.args else arg
+            if isinstance(pointer, ast.Attribute) and pointer.attr in sem.METADATA \
+                    and isinstance(pointer.value, ast.Name) and pointer.value.id in env:
+                name = pointer.value.id
+                env[name] = env[name] | uploaded
 
     def predicate_guard(self, test: ast.expr) -> tuple[str, int] | None:
         """``if _is_cpu(x):`` (arm 0) or ``if not _is_cpu(x):`` (arm 1), where the project's

@@ -12,3 +12,7 @@ def copy_to_host(ptr, shape, dtype):
     out = np.empty(shape, dtype=dtype)
     memcpy_d2h(out.ctypes.data, out.nbytes, ptr)
     return out
+
+
+def alloc(shape, device):
+    return acl.rt.malloc(shape, device)

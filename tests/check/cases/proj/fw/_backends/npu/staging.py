@@ -2,6 +2,8 @@
 so the pointer it gives is no readback."""
 import ctypes
 
+import numpy as np
+
 from . import acl, runtime
 
 
@@ -22,3 +24,18 @@ def _read_count(t):
 def nonzero_sized(a):
     """The count read back sizes the output: a host sync here (opt-in), none in ``_read_count``."""
     return acl.nonzero(a, _read_count(acl.count_nonzero(a)))
+
+
+def zeros_staged(shape, device):
+    """Zeros made on the host and copied into a tensor allocated on the device: the result is
+    built on the host."""
+    host = np.zeros(shape, dtype=np.float32)  # E: device-numpy
+    out = runtime.alloc(shape, device)
+    acl.rt.memcpy(out.data_ptr, host.nbytes, host.ctypes.data, host.nbytes, 1)
+    return out
+
+
+def ones_on_device(shape, device):
+    out = runtime.alloc(shape, device)
+    acl.fill(out, 1.0)
+    return out
