@@ -226,7 +226,9 @@ HOST_SYNC: Final = _code(
     detail=('Opt-in (`--enable-error-code device-host-sync`, or `enable_error_code` in the backend overrides): '
             '`.item()` and the other ops in `HOST_SYNCS`, `int(t)`, `float(t)`, `bool(t)` and a tensor used as a '
             'condition (`if t:`), ops whose result size depends on the data (`nonzero`, `masked_select`, `unique`) '
-            'and indexing with a boolean mask (`x[x > 0]`): each waits for the device. Allowed by the policy, but a '
+            'and indexing with a boolean mask (`x[x > 0]`): each waits for the device. `bool(t)` is what `if t:` calls, so '
+            'its advice is the condition\'s (select with `torch.where`); `int(t)` and `float(t)` keep a 0-d tensor. '
+            'Allowed by the policy, but a '
             'performance trap in kernels. `device-types check --enable device-host-sync` reports a readback whose '
             "data only decides control flow or validates (a bounds check, a loop count), where the op's result is "
             'still computed on the device. The plugin reads these ops from the tables of `device_types/_semantics.py` '

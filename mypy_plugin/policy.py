@@ -298,7 +298,10 @@ def check_conversion(api: CheckerPluginInterface, builtin: str, context: Context
                      value_type: Type | None, backend: Backend) -> None:
     """``int(t)``, ``float(t)``, ``bool(t)`` of a tensor (SCALAR_CONVERSIONS)."""
     if builtin in SCALAR_CONVERSIONS and tensor_instance(value_type) is not None and code_enabled(api, codes.HOST_SYNC):
-        fail_once(api, messages.host_sync(f'"{builtin}()" of a tensor', backend), context, codes.HOST_SYNC)
+        # bool(t) is what ``if t:`` calls (Tensor.__bool__): a Python bool decides something,
+        # so the advice is the condition's (select on the device), not "keep a 0-d tensor".
+        kind = messages.CONDITION_SYNC if builtin == "bool" else messages.SCALAR_SYNC
+        fail_once(api, messages.host_sync(f'"{builtin}()" of a tensor', backend, kind), context, codes.HOST_SYNC)
 
 
 def check_condition(api: CheckerPluginInterface, condition: Expression, condition_type: Type | None,

@@ -21,7 +21,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-__all__ = ["NativeSchemas", "NativeOp", "load_schemas", "STRUCTSEQ_MODULE"]
+__all__ = ["NativeSchemas", "NativeOp", "load_schemas", "python_default", "STRUCTSEQ_MODULE"]
 
 #: Where multi-result schemas with named results live at run time (``torch.return_types.linalg_eigh``).
 STRUCTSEQ_MODULE = "torch.return_types"
@@ -82,6 +82,36 @@ def python_type(t: Any) -> str:
     return "Any"
 
 
+#: Schema defaults that are Python's ``None``.
+_NONE_DEFAULTS = frozenset({"None", "nullptr", "c10::nullopt", "::std::nullopt", "std::nullopt"})
+_INT = re.compile(r"-?\d+")
+_FLOAT = re.compile(r"-?\d+(\.\d*)?([eE]-?\d+)?")
+_STRING = re.compile(r"""(["'])([\w.-]*)\1""")
+_INT_LIST = re.compile(r"\[\s*(-?\d+(\s*,\s*-?\d+)*)?\s*\]")
+
+
+def python_default(default: str) -> str | None:
+    """A schema's default as the Python literal torch's binding uses (``-1``, ``None``,
+    ``"L"``, ``(-2, -1)`` for ``[-2,-1]``), or None where it is not a plain literal.
+
+    A stub that writes ``= ...`` instead makes pyright's and basedpyright's signature help
+    look the function up in torch's source on every request to print the real default
+    (``replaceStubEllipsisDefaultValues``); for ``torch.fft`` that source imports
+    ``torch._torch_docs`` (0.44 MB): 30-40 ms a request (docs/performance.md)."""
+    if default in _NONE_DEFAULTS:
+        return "None"
+    if default in ("True", "False") or _INT.fullmatch(default) or _FLOAT.fullmatch(default):
+        return default
+    string = _STRING.fullmatch(default)
+    if string is not None:
+        return f'"{string[2]}"'
+    ints = _INT_LIST.fullmatch(default)
+    if ints is not None:
+        items = [item.strip() for item in (ints[1] or "").split(",") if item.strip()]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    return None
+
+
 def _result_type(t: Any) -> str:
     if type(t).__name__ == "ListType" and python_type(t.elem) == "Tensor":
         return "tuple[Tensor, ...]"
@@ -135,11 +165,23 @@ class NativeOp:
             keyword.append(("out", "tuple[Tensor, ...] | list[Tensor] | None", True))
         return positional, keyword
 
+    def defaults(self) -> dict[str, str]:
+        """The Python default of each parameter that has a plain literal one (``python_default``);
+        the parameters torch's binding adds (``out``, ``requires_grad``) default to None and False."""
+        arguments = self.schema.arguments
+        found = {"out": "None", "requires_grad": "False"}
+        for a in [*arguments.flat_positional, *arguments.flat_kwarg_only]:
+            value = None if a.default is None else python_default(str(a.default))
+            if value is not None:
+                found["input" if a.name == "self" else a.name] = value
+        return found
+
     def python_def(self, public_name: str, overloaded: bool) -> str:
         positional, keyword = self.parameters()
+        defaults = self.defaults()
 
         def text(p: tuple[str, str, bool]) -> str:
-            return f"{p[0]}: {p[1]}" + (" = ..." if p[2] else "")
+            return f"{p[0]}: {p[1]}" + (f" = {defaults.get(p[0], '...')}" if p[2] else "")
 
         params = [text(p) for p in positional]
         # A parameter without a default cannot follow one with a default (positional).

@@ -189,6 +189,34 @@ def test_the_first_signature_an_editor_shows_is_not_the_bare_guard(module: str) 
         assert [fn.name for fn in defs if ast.get_docstring(fn) is None and fn.name in guarded] == []
 
 
+@pytest.mark.parametrize("module", ["linalg/__init__", "fft/__init__", "special/__init__"])
+def test_namespace_defaults_are_the_bindings_values_not_ellipses(module: str) -> None:
+    """A ``= ...`` default makes pyright's and basedpyright's signature help look the op up in
+    torch's source on every request to print the real value (``torch/fft/__init__.py``
+    imports the 0.44 MB ``torch._torch_docs``: 47 -> 6 ms for ``torch.fft.fft(`` in pyright,
+    docs/performance.md). The schemas of the three namespaces have only plain literal
+    defaults, so none is written ``...``."""
+    defs = _in_pyright_order(ast.parse(overlay().files[f"{module}.pyi"]).body)
+    defaults = [(fn.name, d) for fn in defs for d in [*fn.args.defaults, *fn.args.kw_defaults] if d is not None]
+    assert len(defaults) > 50
+    assert [name for name, d in defaults if isinstance(d, ast.Constant) and d.value is Ellipsis] == []
+    if module == "fft/__init__":
+        fft = next(fn for fn in defs if fn.name == "fft" and "_DeviceT" in ast.unparse(fn.args))
+        assert ast.unparse(fft.args) == ("input: Tensor[_DeviceT], n: _int | SymInt | None=None, dim: _int=-1, "
+                                         "norm: str | None=None, *, out: Tensor[_DeviceT] | None=None")
+
+
+@pytest.mark.parametrize(("schema", "python"), [
+    ("None", "None"), ("-1", "-1"), ("1.0", "1.0"), ("1e-05", "1e-05"), ("True", "True"), ('"L"', '"L"'),
+    ("'fro'", '"fro"'), ("[-2,-1]", "(-2, -1)"), ("[0]", "(0,)"), ("[]", "()"),
+    ("Mean", None), ("at::kLong", None), ("contiguous_format", None),
+])
+def test_schema_defaults_as_python(schema: str, python: str | None) -> None:
+    from device_types_stubs.native import python_default
+
+    assert python_default(schema) == python
+
+
 def test_functional_stub_defines_everything_torch_exports() -> None:
     source = ast.parse((torch_dir() / "functional.py").read_text())
     exported = next(

@@ -23,7 +23,7 @@ def conditions(x: Tensor[MPS], t: torch.Tensor) -> int:
 def conversions(x: Tensor[MPS], t: torch.Tensor) -> float:
     a = int(x.sum())  # E: "int()" of a tensor waits for the device and copies a scalar to the host inside the mps backend (pkg._backends.mps); keep the value as a 0-d tensor on the device; run device-types explain device-host-sync  [device-host-sync]
     b = float(t)  # E: "float()" of a tensor waits for the device and copies a scalar to the host inside the mps backend (pkg._backends.mps); keep the value as a 0-d tensor on the device; run device-types explain device-host-sync  [device-host-sync]
-    c = bool(x.any())  # E: "bool()" of a tensor waits for the device and copies a scalar to the host inside the mps backend (pkg._backends.mps); keep the value as a 0-d tensor on the device; run device-types explain device-host-sync  [device-host-sync]
+    c = bool(x.any())  # E: "bool()" of a tensor waits for the device and converts it to a Python bool inside the mps backend (pkg._backends.mps); keep the value as a 0-d tensor on the device and select with torch.where; run device-types explain device-host-sync  [device-host-sync]
     return a + b + c + int(3.5) + float("1")
 
 

@@ -34,7 +34,7 @@ def mean_value(x: Tensor[MPS]) -> float:
 
 
 def all_positive(x: Tensor[MPS]) -> bool:
-    return bool((x > 0).all())  # mistake: device-host-sync; pyright: none; advice: keep the value as a 0-d tensor on the device
+    return bool((x > 0).all())  # mistake: device-host-sync; pyright: none; advice: "bool()" of a tensor waits for the device and converts it to a Python bool inside the mps backend (proj._backends.mps); keep the value as a 0-d tensor on the device and select with torch.where
 
 
 def where_nonzero(x: Tensor[MPS]) -> Tensor[MPS]:

@@ -16,3 +16,7 @@ def concatenate(x: Tensor[MPS]) -> Tensor[MPS]:
 
 def operator(x: Tensor[MPS]) -> Tensor[MPS]:
     return x @ on_cuda()  # mistake: device-mixed-devices; pyright: reportOperatorIssue
+
+
+def namespace_op(x: Tensor[MPS]) -> Tensor[MPS]:
+    return torch.linalg.solve(x, on_cuda())  # mistake: device-mixed-devices; pyright: reportCallIssue+reportArgumentType; advice: "solve()" mixes tensors on mps and cuda
