@@ -283,6 +283,8 @@ class Calls(Part):
         if any(self.vocab.d2h_name.search(name_text(a)) for a in node.args):  # memcpy(dst, src, n, DEVICE_TO_HOST)
             return self.d2h(node, dotted, env)
         direction = self.copy_direction(node, last)
+        if direction == "other":
+            return EMPTY
         if direction == "d2h":  # acl.rt.memcpy(dst, n, src, n, 2), a wrapper of the same name too
             return self.d2h(node, dotted, env)
         if direction == "h2d":
@@ -502,7 +504,8 @@ class Calls(Part):
         return self.unknown_call(node, name, all_args, kwargs, args)
 
     def copy_direction(self, node: ast.Call, name: str) -> str | None:
-        """``"d2h"``/``"h2d"`` for a copy whose direction is an argument value (``_vocabulary.CopyApi``)."""
+        """``"d2h"``/``"h2d"`` for a copy whose direction is an argument value (``_vocabulary.CopyApi``),
+        ``"other"`` for another direction written out (device to device)."""
         api = self.vocab.copy_api.get(name)
         if api is None or api.kind >= len(node.args):
             return None
@@ -512,6 +515,8 @@ class Calls(Part):
             return "d2h"
         if value in api.host_to_device:
             return "h2d"
+        if isinstance(kind, ast.Constant) and isinstance(kind.value, int):
+            return "other"  # another direction written out (3: device to device): neither
         return None
 
     def unknown_call(self, node: ast.Call, name: str, all_args: Value, kwargs: dict[str | None, Value],
