@@ -55,15 +55,6 @@ def count_of_sizes(a, sizes):
     return kernels.launch("pad", a, longest)
 
 
-def staged_through_pinned(t, nbytes):
-    """A readback primitive: device to pinned memory, then host to host into an array."""
-    pinned = kernels.malloc_host(nbytes)
-    kernels.memcpy_d2h(pinned, t.data_ptr(), nbytes)
-    data = np.empty(nbytes, dtype=np.uint8)
-    ctypes.memmove(data.ctypes.data, pinned, nbytes)
-    return np.frombuffer(data.tobytes(), dtype=np.int64).tolist()
-
-
 def lengths_of(a, lengths):
     """The nested readback primitive uses its enclosing function's import: no finding of its
     own; the op hands the lengths read back to a kernel (as candle's ctc_loss does)."""
