@@ -54,6 +54,15 @@ class LineMap:
             return line + edit.delta
         raise Unmappable(path, line)
 
+    def keeps(self, path: str, line: int) -> bool:
+        """Whether an unchanged function of ``path`` that starts at ``line`` kept its lines: its
+        file did not change, or the edit is below it, or the edit moved nothing after it (a
+        line rewritten in place). (An unchanged function holds no line the edit replaced.)"""
+        if path not in self.edits:
+            return True
+        edit = self.edits[path]
+        return edit is not None and (line < edit.first or (edit.delta == 0 and line > edit.last))
+
     def mentions(self, summary: Summary) -> bool:
         """Whether ``summary`` names a line of a changed file (memoised: cached records
         share their callees' summary objects)."""

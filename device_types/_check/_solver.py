@@ -306,8 +306,8 @@ class Analysis:
         what it names (its own lines, its callees' hops and roots), None where it names a
         line the edit replaced."""
         lines, own = self._lines, info.path
-        if own not in lines.edits and not any(lines.mentions(seen) for seen in record.seen.values()):
-            return record
+        if lines.keeps(own, record.line) and not any(lines.mentions(seen) for seen in record.seen.values()):
+            return record  # its own lines did not move, nor did any its callees' summaries name
         try:
             facts = lines.facts(record.facts, own)
             seen = {callee: lines.summary(summary) for callee, summary in record.seen.items()}
