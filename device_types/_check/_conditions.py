@@ -288,6 +288,11 @@ def _substitute_subject(subject: Subject, bindings: dict[int, Binding]) -> Subje
         bound = bindings.get(subject[1])
         if bound is None:
             return None
+        if any(attr.startswith("[$") for attr in subject[2]):  # ``a.shape[dim]``: ``dim`` as passed
+            attrs = _indices_passed(subject[2], bindings)
+            if attrs is None:
+                return None
+            subject = (kind, subject[1], attrs)
         if bound[0] == "lit":
             return bound if not subject[2] else None
         if bound[0] == "p" or bound[0] == "g":
@@ -324,6 +329,23 @@ def _substitute_subject(subject: Subject, bindings: dict[int, Binding]) -> Subje
     if kind == "one":
         return None
     return subject
+
+
+def _indices_passed(attrs: tuple[str, ...], bindings: dict[int, Binding]) -> tuple[str, ...] | None:
+    """``("shape", "[$1]")`` with parameter 1 bound by the caller: a literal index, or the
+    caller's own parameter; None where it is anything else."""
+    rewritten = []
+    for attr in attrs:
+        if attr.startswith("[$") and attr.endswith("]") and attr[2:-1].isdigit():
+            bound = bindings.get(int(attr[2:-1]))
+            if bound is not None and bound[0] == "lit" and type(bound[1]) is int:
+                attr = f"[{bound[1]!r}]"
+            elif bound is not None and bound[0] == "p" and not bound[2]:
+                attr = f"[${bound[1]}]"
+            else:
+                return None
+        rewritten.append(attr)
+    return tuple(rewritten)
 
 
 def _of_one(dotted: str, args: list[Subject]) -> Subject | None:
@@ -429,7 +451,7 @@ def _render_subject(subject: Subject, names: tuple[str, ...]) -> str:
     if kind == "p":
         index = subject[1]
         base = names[index] if 0 <= index < len(names) else f"arg{index}"
-        return _dotted(base, subject[2])
+        return _dotted(base, tuple(_name_index(attr, names) for attr in subject[2]))
     if kind == "g":
         return _dotted(subject[1].rpartition(".")[2], subject[2])
     args = ", ".join(_render_subject(a, names) for a in subject[2])
@@ -441,6 +463,14 @@ def _render_subject(subject: Subject, names: tuple[str, ...]) -> str:
         attrs = subject[1][len("same:"):]
         return f"all(t.{attrs} == {args}[0].{attrs} for t in {args})"
     return f"{subject[1].rpartition('.')[2]}({args})"
+
+
+def _name_index(attr: str, names: tuple[str, ...]) -> str:
+    """``[$1]`` as written: ``[dim]``."""
+    if attr.startswith("[$") and attr.endswith("]") and attr[2:-1].isdigit():
+        index = int(attr[2:-1])
+        return f"[{names[index] if 0 <= index < len(names) else f'arg{index}'}]"
+    return attr
 
 
 def _dotted(base: str, attrs: tuple[str, ...]) -> str:

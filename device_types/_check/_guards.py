@@ -285,6 +285,13 @@ class GuardReader:
                     or any(isinstance(e, ast.Starred) for e in elements):
                 return None
             return self.subject(elements[index[0]])
+        if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Name) and expr.slice.id in self._params \
+                and self._passed(expr.slice):
+            # ``a.shape[dim]`` with ``dim`` the caller's: its value is a caller's subject too
+            base = self.subject(expr.value)
+            if base is None or base[0] != "p":
+                return None
+            return (base[0], base[1], (*base[2], f"[${self._params[expr.slice.id]}]"))
         if isinstance(expr, ast.Subscript) and isinstance(expr.slice, (ast.Constant, ast.UnaryOp)):
             base, index = self.subject(expr.value), self.literal(expr.slice)
             if base is None or base[0] not in ("p", "g") or index is None or not isinstance(index[0], (int, str)):

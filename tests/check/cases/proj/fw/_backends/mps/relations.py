@@ -111,3 +111,21 @@ def diagonal_maybe_empty(a, n):
     for i in range(n):
         rows.append(a.select(0, i))
     return _stack(rows)  # E: device-indirect-fallback
+
+
+def _sum_along(a, dim):
+    if a.shape[dim] == 0:
+        return from_numpy(np.zeros(a.shape[:dim]), a.dtype, a.device)  # E: device-numpy
+    return kernels.launch("sum", a, dim)
+
+
+def mean_along(a, dim):
+    """The caller rules out an empty ``dim`` first (a size indexed by the parameter it passes on):
+    the callee's empty branch is not reached."""
+    if a.shape[dim] == 0:
+        raise ValueError("mean over an empty dimension")
+    return kernels.launch("div", _sum_along(a, dim), a.shape[dim])
+
+
+def total_along(a, dim):
+    return _sum_along(a, dim)  # E: device-indirect-fallback
