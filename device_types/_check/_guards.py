@@ -22,7 +22,7 @@ from .._vocabulary import BUILTIN, HostVocabulary
 from .. import _semantics as sem
 from ._bindings import LITERAL_TYPES, Normalisation, Stores, bindings_of
 from ._project import FunctionInfo
-from ._walk.syntax import converts_dtype_only
+from ._walk.syntax import converts_dtype_only, metadata_of
 
 __all__ = ["GuardReader", "parameter_names"]
 
@@ -536,7 +536,7 @@ class GuardReader:
         method = isinstance(func, ast.Attribute) and self._resolve(func) is None  # ``a.contiguous()``
         operands = [*([func.value] if method and isinstance(func, ast.Attribute) else []),
                     *(a for a in expr.args if not isinstance(a, ast.Starred) and self.literal(a) is None
-                      and not _metadata_of(a))]
+                      and metadata_of(a) is None)]
         own_place = any(k.arg in sem.PLACE_ATTRIBUTES or k.arg is None for k in expr.keywords)
         if not operands:
             return None
@@ -573,7 +573,7 @@ class GuardReader:
             method = isinstance(func, ast.Attribute) and self._resolve(func) is None
             operands = [*([func.value] if method and isinstance(func, ast.Attribute) else []),
                         *(a for a in expr.args if not isinstance(a, ast.Starred) and self.literal(a) is None
-                          and not _metadata_of(a))]
+                          and metadata_of(a) is None)]
             operand = self._device_op_operand(expr, name, operands)
             if operand is not None:  # ``_gpu_mul(a, 2.0)``, ``_view(a, i, i)``, ``a.sum(1)``: made on a's device
                 inner = self._same_place(operand, depth + 1)
@@ -838,14 +838,6 @@ def _exits_when_zero(stmt: ast.stmt, name: str) -> bool:
         op, bound = test.ops[0], test.comparators[0].value
         return (isinstance(op, (ast.Eq, ast.LtE)) and bound == 0) or (isinstance(op, ast.Lt) and bound == 1)
     return False
-
-
-def _metadata_of(expr: ast.expr) -> bool:
-    """``view.shape``, ``a.dtype``, ``t.stride()``: metadata of a tensor, not a tensor an op
-    makes its result of (``_strided_indices(view.shape, view.stride)``)."""
-    if isinstance(expr, ast.Call) and not expr.args:
-        expr = expr.func
-    return isinstance(expr, ast.Attribute) and (expr.attr in sem.METADATA or expr.attr in sem.PLACE_ATTRIBUTES)
 
 
 def _unwrapped(expr: ast.expr) -> ast.expr:

@@ -148,17 +148,21 @@ class Expressions(Part):
 
     def expr_ListComp(self, node: ast.ListComp, env: dict[str, Value]) -> Value:
         value = self.comprehension(node, env, [node.elt])
-        items = {g.target.id for g in node.generators if isinstance(g.target, ast.Name) and not counts(g.iter, self.vocab)}
-        if self.collected(node.elt, items):  # [k for k in keys if ...], [op(t) for t in ts]: no data computed
+        if self.collects(node):  # [k for k in keys if ...], [op(t) for t in ts]: no data computed
             return value
         # built element by element: scalars read back that it computed with are array data
         # (``collected_data``); ones only compared or converted stay what they were
         return collected_data(value) | frozenset({LoopFilled(COMPREHENSION, node.lineno, node.col_offset)})
 
+    def collects(self, node: ast.ListComp | ast.GeneratorExp) -> bool:
+        """Whether a comprehension's element is an item it iterates (or a project function's
+        result), not something computed from one."""
+        items = {g.target.id for g in node.generators if isinstance(g.target, ast.Name) and not counts(g.iter, self.vocab)}
+        return self.collected(node.elt, items)
+
     def expr_GeneratorExp(self, node: ast.GeneratorExp, env: dict[str, Value]) -> Value:
         value = self.comprehension(node, env, [node.elt])
-        items = {g.target.id for g in node.generators if isinstance(g.target, ast.Name) and not counts(g.iter, self.vocab)}
-        if self.collected(node.elt, items):
+        if self.collects(node):
             return value
         # computing with the elements read back (``sum(x * y for x, y in zip(a.tolist(), ...))``):
         # what it yields is data the host computed, as a list comprehension's elements are

@@ -7,7 +7,6 @@ import ast
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
-from ... import _semantics as sem
 from .. import _codes as codes
 from .._conditions import NEVER, Binding, Condition, conjoin, disjoin, substitute
 from .._guards import parameter_names
@@ -17,7 +16,7 @@ from .._values import EMPTY, Root, Value, as_scalar, host_operands_of, is_host, 
 from .events import Sink
 from .recorder import on_the_cpu
 from .state import Part
-from .syntax import argument_node, base_name, constructs, is_class_ref, targets_device
+from .syntax import argument_node, base_name, constructs, is_class_ref, metadata_of, targets_device
 
 
 if TYPE_CHECKING:
@@ -89,10 +88,9 @@ class ProjectCalls(Part):
                 continue
             if not params(arg):  # a pointer (``t.data_ptr()``): the memory of the tensor it names
                 arg_node = argument_node(callee, node, index)
-                if isinstance(arg_node, ast.Call) and not arg_node.args:
-                    arg_node = arg_node.func
-                if isinstance(arg_node, ast.Attribute) and arg_node.attr in sem.METADATA:
-                    arg = arg | self.writes.addressed([arg_node.value], env)
+                tensor = metadata_of(arg_node) if arg_node is not None else None
+                if tensor is not None:
+                    arg = arg | self.writes.addressed([tensor], env)
             # read back only on some of the callee's paths (``if exact: return to_numpy(a)``):
             # only where this call can take one of them
             when = self.state.path

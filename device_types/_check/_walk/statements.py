@@ -14,7 +14,7 @@ from .._project import import_bindings
 from .._values import EMPTY, GUARDED_CPU, HostOnly, Value, accumulated, decided_by, host_operands, items_of, pending_of, roots
 from .._carried import loop_reads
 from .state import Part
-from .syntax import base_name, counts, device_guard, exits, host_guard, targets_device, terminates
+from .syntax import base_name, counts, device_guard, exits, host_guard, metadata_of, targets_device, terminates
 
 
 if TYPE_CHECKING:
@@ -249,11 +249,9 @@ class Statements(Part):
         """A copy to the device whose result is dropped (``_copy_cpu_to_npu(out.data_ptr,
         host.ctypes.data, n)``): what it uploads is now in the tensor whose pointer it was given."""
         for arg in call.args:
-            pointer = arg.func if isinstance(arg, ast.Call) and not arg.args else arg
-            if isinstance(pointer, ast.Attribute) and pointer.attr in sem.METADATA \
-                    and isinstance(pointer.value, ast.Name) and pointer.value.id in env:
-                name = pointer.value.id
-                env[name] = env[name] | uploaded
+            tensor = metadata_of(arg)
+            if isinstance(tensor, ast.Name) and tensor.id in env:
+                env[tensor.id] = env[tensor.id] | uploaded
 
     def predicate_guard(self, test: ast.expr) -> tuple[str, int] | None:
         """``if _is_cpu(x):`` (arm 0) or ``if not _is_cpu(x):`` (arm 1), where the project's

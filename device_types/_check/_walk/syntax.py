@@ -39,6 +39,16 @@ def base_name(node: ast.AST | None) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
+def metadata_of(node: ast.expr) -> ast.expr | None:
+    """The tensor expression ``node`` is metadata of (``t.data_ptr()``, ``out.data_ptr``,
+    ``view.shape``, ``a.dtype``: ``sem.METADATA``, ``sem.PLACE_ATTRIBUTES``), or None."""
+    if isinstance(node, ast.Call) and not node.args and not node.keywords:
+        node = node.func
+    if isinstance(node, ast.Attribute) and (node.attr in sem.METADATA or node.attr in sem.PLACE_ATTRIBUTES):
+        return node.value
+    return None
+
+
 def dotted_text(node: ast.AST) -> str:
     parts = []
     while isinstance(node, ast.Attribute):
