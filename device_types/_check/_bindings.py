@@ -40,7 +40,8 @@ _ANYWHERE = (0, 0)
 
 def bindings_of(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, int], dict[str, ast.expr], Stores]:
     """How often each name is bound by the function's own statements (nested defs excluded),
-    the locals bound once by a plain ``name = expr`` outside loops (their value is ``expr``'s),
+    the locals bound once by a plain ``name = expr`` (their value is ``expr``'s; in a loop, an
+    ``expr`` that does not read the name: each pass binds it to what ``expr`` makes),
     and where each name is bound (``Stores``).
 
     Only statements are visited (cheap): comprehension variables do not leak in Python 3, and a
@@ -110,8 +111,12 @@ def bindings_of(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str,
                 bind(target)
             # a parameter rebound under a test keeps the caller's value on the other path: its
             # binding is not its value (``if len(ops) == 1: ops = ops[0]``)
-            if loop is None and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
-                    and (stmt.targets[0].id not in tracked or id(stmt) in top):
+            # in a loop too, where the value does not read the name itself (``ai = select(a, 0, i)``:
+            # whatever pass bound it, it is a view of ``a``; not ``acc = acc + x``)
+            if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                    and (stmt.targets[0].id not in tracked or id(stmt) in top) \
+                    and (loop is None or not any(isinstance(n, ast.Name) and n.id == stmt.targets[0].id
+                                                 for n in ast.walk(stmt.value))):
                 once[stmt.targets[0].id] = stmt.value
         elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
             bind(stmt.target, 2 if isinstance(stmt, ast.AugAssign) else 1)

@@ -41,7 +41,7 @@ from typing import Any, Union
 
 from .. import _semantics as sem
 
-__all__ = ["ALWAYS", "NEVER", "Condition", "Conjunction", "Sym", "Test", "conjoin", "disjoin",
+__all__ = ["ALWAYS", "NEVER", "Condition", "Conjunction", "Sym", "Test", "conjoin", "disjoin", "narrowed",
            "relation", "render", "satisfiable", "substitute"]
 
 
@@ -88,6 +88,17 @@ def _bounded(condition: Condition) -> Condition:
     if frozenset() in condition:  # one unconstrained way in: always
         return ALWAYS
     return condition
+
+
+def narrowed(condition: Condition, known: Condition) -> Condition:
+    """``condition`` less its ways that contradict ``known`` (one conjunction), ``known`` itself
+    unsaid: what runs in ``for t in tensors`` cannot run on a way in where ``not tensors``, and
+    a finding there need not print that the list is not empty. An over-approximation of
+    ``conjoin(condition, known)``, so only ever more reached."""
+    if len(known) != 1 or known == ALWAYS:
+        return condition
+    (extra,) = known
+    return frozenset(c for c in condition if satisfiable(c | extra))
 
 
 def satisfiable(conjunction: Conjunction) -> bool:
@@ -302,6 +313,10 @@ def _substitute_subject(subject: Subject, bindings: dict[int, Binding]) -> Subje
             # subject for what the ops that made it keep of it (``GuardReader._made_from``)
             _, inner, kept, _ = bound
             attrs = subject[2]
+            if attrs == ("is_contiguous()",) and "contiguous" in kept:
+                return ("lit", True)  # a fresh allocation (``_guards.CONTIGUOUS``)
+            if attrs == ("is_contiguous()",) and "layout" in kept:
+                return (inner[0], inner[1], inner[2] + attrs)  # given its shape and strides
             if not attrs:
                 if not kept & {"predicates", "type", "value"}:
                     return None

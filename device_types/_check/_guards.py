@@ -29,13 +29,20 @@ __all__ = ["GuardReader", "parameter_names"]
 _BUILTINS = frozenset(dir(builtins))
 
 #: What a tensor made from another keeps of it (``GuardReader._made_from``; read by ``_conditions``).
-KEEPS_ALL: frozenset[str] = frozenset({"device", "dtype", "shape", "predicates", "type", "value"})
+KEEPS_ALL: frozenset[str] = frozenset({"device", "dtype", "shape", "layout", "predicates", "type", "value"})
 # a copy, a tensor made like it, an element-wise op of it and numbers: all but the data, which a
 # test of the tensor itself (``t is None``, its truth) does not tell apart from the original's
 _COPY = KEEPS_ALL
 _VIEW = frozenset({"device", "dtype", "predicates", "type", "value"})  # a view: its own shape
 _DEVICE_OP = frozenset({"device", "dtype", "predicates"})  # any other device op's result
 _MASK = frozenset({"device", "shape"})  # an element-wise op with a dtype of its own: ``a > 0``
+#: A tensor allocated given another's metadata (``_from_buffer(buf, a.shape, a.dtype, a.device)``)
+#: keeps what it is given, and is contiguous where it is not given that tensor's strides.
+_GIVEN = {"device": "device", "dtype": "dtype", "shape": "shape", "size()": "shape"}
+CONTIGUOUS = "contiguous"
+_ALIAS = frozenset(KEEPS_ALL | {CONTIGUOUS})  # a local bound once: whatever it is bound to
+#: Made by a function of the project: (the parameter, what the result keeps of it).
+MadeBy = Callable[[str], "tuple[int, frozenset[str]] | None"]
 #: Builtin names that are classes (``int``, ``tuple``): literals when tested against.
 _BUILTIN_CLASSES = frozenset(name for name in _BUILTINS if isinstance(getattr(builtins, name), type)
                              and not name.endswith(("Error", "Exception", "Warning")))
@@ -51,8 +58,10 @@ def parameter_names(info: FunctionInfo) -> tuple[str, ...]:
 class GuardReader:
     def __init__(self, info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef,
                  resolve: Callable[[ast.expr], str | None], device: str | None = None,
-                 vocabulary: HostVocabulary = BUILTIN) -> None:
+                 vocabulary: HostVocabulary = BUILTIN, made_by: MadeBy | None = None) -> None:
         self.info = info
+        #: What a project function's result is made from (``Summary.made_like``), by dotted name.
+        self._made_by = made_by
         self._vocabulary = vocabulary
         #: The backend's device: a tensor there is on it, or on the host (user data), never on
         #: another accelerator, so ``x.device.type == "mps"`` is false in the cuda backend.
@@ -85,7 +94,7 @@ class GuardReader:
 
     @property
     def bound_once(self) -> dict[str, ast.expr]:
-        """Locals bound once, outside loops, by a plain ``name = expr``: name -> expr."""
+        """Locals bound once by a plain ``name = expr`` (in a loop, one not reading the name): name -> expr."""
         return self._scope[2]
 
     @cached_property
@@ -435,10 +444,23 @@ class GuardReader:
         if isinstance(func, ast.Name) and func.id in _BUILTINS and func.id not in self._locals:
             return f"builtins.{func.id}"
         if isinstance(func, ast.Name) and func.id in self._locals:
-            return None
+            return self._resolve(func) if func.id in self._imported else None
         if isinstance(func, (ast.Name, ast.Attribute)):
             return self._resolve(func)
         return None
+
+    @cached_property
+    def _imported(self) -> frozenset[str]:
+        """Names the function binds only by an ``import`` of its own (``from .helpers import
+        _empty_like``): what they name is the module's."""
+        imported: set[str] = set()
+        stored: set[str] = set()
+        for node in ast.walk(self._node):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                imported.update((alias.asname or alias.name).partition(".")[0] for alias in node.names)
+            elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                stored.add(node.id)
+        return frozenset(imported - stored)
 
     def literal(self, expr: ast.expr) -> tuple[object] | None:
         """``(value,)`` for a literal: a constant, a module-level name (as ``Sym``), or a tuple of them."""
@@ -511,13 +533,40 @@ class GuardReader:
         if step is None:
             return expr, KEEPS_ALL
         base, kept = self._made_from(step[0], depth + 1)
-        return base, step[1] & kept
+        if step[1] is _ALIAS:  # ``out = _empty_like(a)``: ``out`` is what it is bound to
+            return base, kept
+        return base, step[1] & kept | step[1] & {CONTIGUOUS}  # (a fresh allocation's, whatever it is made from)
+
+    def made_like(self) -> tuple[int, frozenset[str]] | None:
+        """The parameter every ``return`` of this function returns a tensor made from, and what
+        that tensor keeps of it (``_made_from``): ``_empty_like(t)`` returning
+        ``_from_buffer(buf, tuple(t.shape), strides, t.dtype, t.device)``, a helper returning
+        ``t.contiguous()``. A caller's guard on what it passes holds for the result as far as
+        that goes (``Summary.made_like``)."""
+        found: tuple[int, frozenset[str]] | None = None
+        returns = [n for n in ast.walk(self._node) if isinstance(n, ast.Return)]  # (a nested def's too: fewer found)
+        for node in returns:
+            if node.value is None:
+                return None
+            base, kept = self._made_from(node.value, 0)
+            if base is node.value or not isinstance(base, ast.Name) or base.id not in self._params \
+                    or base.id not in self.info.params:
+                return None
+            index = self._params[base.id]
+            if self.subject(base) != ("p", index, ()):  # rebound first (``a, b = b, a``): not the caller's
+                return None
+            if found is not None and found[0] != index:
+                return None
+            found = (index, kept if found is None else found[1] & kept)
+        # only what is more than the first-operand reading a caller makes of any call
+        # (``_device_op_operand``: ``launch(name, *args)`` is not made from ``name``)
+        return found if found is not None and found[1] & {"shape", CONTIGUOUS} else None
 
     def _made_step(self, expr: ast.expr) -> tuple[ast.expr, frozenset[str]] | None:
         """One step of ``_made_from``: (what ``expr`` is made from, what it keeps), or None."""
         if isinstance(expr, ast.Name):
             if expr.id in self.bound_once and expr.id not in self._params and expr.id not in self.appended_lists:
-                return self.bound_once[expr.id], KEEPS_ALL
+                return self.bound_once[expr.id], _ALIAS
             if expr.id in self.views_of:  # ``t = select(a, 0, i); t = select(t, 0, j)``
                 return ast.Name(id=self.views_of[expr.id], ctx=ast.Load()), _VIEW
             return None
@@ -533,10 +582,13 @@ class GuardReader:
             return None
         func = expr.func
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        method = isinstance(func, ast.Attribute) and self._resolve(func) is None  # ``a.contiguous()``
-        operands = [*([func.value] if method and isinstance(func, ast.Attribute) else []),
-                    *(a for a in expr.args if not isinstance(a, ast.Starred) and self.literal(a) is None
-                      and metadata_of(a) is None)]
+        given = self._given(expr)
+        if given is not None:
+            return given
+        made = self._made_by_project(expr)
+        if made is not None:
+            return made
+        operands = self._operands(expr)
         own_place = any(k.arg in sem.PLACE_ATTRIBUTES or k.arg is None for k in expr.keywords)
         if not operands:
             return None
@@ -570,11 +622,7 @@ class GuardReader:
                     return self._same_place(func.value, depth + 1)
                 if expr.args and not isinstance(expr.args[0], ast.Starred):  # empty_like(a), narrow(a, 0, i, 1)
                     return self._same_place(expr.args[0], depth + 1)
-            method = isinstance(func, ast.Attribute) and self._resolve(func) is None
-            operands = [*([func.value] if method and isinstance(func, ast.Attribute) else []),
-                        *(a for a in expr.args if not isinstance(a, ast.Starred) and self.literal(a) is None
-                          and metadata_of(a) is None)]
-            operand = self._device_op_operand(expr, name, operands)
+            operand = self._device_op_operand(expr, name, self._operands(expr))
             if operand is not None:  # ``_gpu_mul(a, 2.0)``, ``_view(a, i, i)``, ``a.sum(1)``: made on a's device
                 inner = self._same_place(operand, depth + 1)
                 return inner if isinstance(inner, ast.Name) else expr
@@ -596,6 +644,89 @@ class GuardReader:
                            for e in elements for n in ast.walk(e)):
                     return self._of_one(elements, expr)  # ``[a.select(0, i) for i in range(n)]``
         return expr
+
+    def _given(self, call: ast.Call) -> tuple[ast.expr, frozenset[str]] | None:
+        """A tensor allocated given one tensor's device (and its dtype, its shape) is made like
+        it: ``_from_buffer(buf, tuple(t.shape), strides, t.dtype, t.device)``, or ``shape``
+        bound to ``tuple(t.shape)`` first. It keeps what it is given (with its device and dtype,
+        the project's predicates of them), and is contiguous unless given ``t``'s strides."""
+        arguments = [*call.args, *(k.value for k in call.keywords)]
+        owners: set[str] = set()
+        node: ast.Name | None = None
+        kept: set[str] = set()
+        strided = False
+        for argument in arguments:
+            if isinstance(argument, ast.Name) and argument.id in self.bound_once and argument.id not in self._params:
+                argument = self.bound_once[argument.id]  # ``shape = tuple(t.shape)``
+            if isinstance(argument, ast.Call) and isinstance(argument.func, ast.Name) \
+                    and argument.func.id in ("tuple", "list") and len(argument.args) == 1:
+                argument = argument.args[0]
+            owner = metadata_of(argument)
+            if owner is None:
+                continue
+            attribute = argument.func.attr if isinstance(argument, ast.Call) else argument.attr  # type: ignore[attr-defined]
+            if not isinstance(owner, ast.Name):
+                return None
+            owners.add(owner.id)
+            node = owner
+            strided = strided or attribute in ("stride", "stride()")
+            if attribute in _GIVEN:
+                kept.add(_GIVEN[attribute])
+        if len(owners) != 1 or node is None or "device" not in kept:
+            return None
+        if "dtype" in kept:
+            kept.add("predicates")
+        if not strided:
+            kept.add(CONTIGUOUS)
+        elif "shape" in kept:
+            kept.add("layout")  # its shape and strides: contiguous where that tensor is
+        return node, frozenset(kept)
+
+    def _made_by_project(self, call: ast.Call) -> tuple[ast.expr, frozenset[str]] | None:
+        """A project function's result made from one of its parameters (``Summary.made_like``):
+        ``_empty_like(a)`` is made from ``a``."""
+        if self._made_by is None or not isinstance(call.func, (ast.Name, ast.Attribute)):
+            return None
+        dotted = self._callee(call.func)
+        made = self._made_by(dotted) if dotted is not None and not dotted.startswith("builtins.") else None
+        if made is None:
+            return None
+        index, kept = made
+        if index < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]) \
+                and self.literal(call.args[index]) is None:
+            return call.args[index], kept
+        return None  # (passed by keyword or through ``*args``: not read)
+
+    def _operands(self, call: ast.Call) -> list[ast.expr]:
+        """What an op's result can be made from: the receiver of a method (``a.contiguous()``)
+        and the arguments that may be tensors, not a literal, a tensor's metadata or a number
+        (``_number``: ``add(median, x)`` with ``median=0.0`` is made on ``x``'s device)."""
+        func = call.func
+        method = isinstance(func, ast.Attribute) and self._resolve(func) is None
+        return [*([func.value] if method and isinstance(func, ast.Attribute) else []),
+                *(a for a in call.args if not isinstance(a, ast.Starred) and self.literal(a) is None
+                  and metadata_of(a) is None and not self._number(a))]
+
+    def _number(self, expr: ast.expr) -> bool:
+        """A Python number as far as the function shows: a parameter whose default is one and
+        which the body never uses as a tensor (``median=0.0``; one a caller may pass a tensor
+        for is tested, ``tensor_params``), or a host library's constant (``math.pi``)."""
+        if isinstance(expr, ast.Name) and expr.id in self._params and expr.id not in self.tensor_params:
+            default = self._defaults.get(expr.id)
+            return default is not None and isinstance(default[0], (int, float)) and not isinstance(default[0], bool)
+        if isinstance(expr, (ast.Name, ast.Attribute)) and not (isinstance(expr, ast.Name) and expr.id in self._params):
+            dotted = self._resolve(expr)
+            return dotted is not None and dotted.partition(".")[0] in ("math", "cmath")
+        return False
+
+    @cached_property
+    def _defaults(self) -> dict[str, tuple[object]]:
+        """Each parameter's literal default, by name."""
+        arguments = self._node.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        pairs = [*zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults),
+                 *((a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)]
+        return {a.arg: literal for a, d in pairs if (literal := self.literal(d)) is not None}
 
     def _device_op_operand(self, expr: ast.Call, name: str, operands: list[ast.expr]) -> ast.expr | None:
         """The tensor a device op works on, where its result is made on that tensor's device

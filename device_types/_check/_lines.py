@@ -134,4 +134,5 @@ class LineMap:
             meta_params=set(facts.meta_params),
             data_params=set(facts.data_params),
             cpu_test=facts.cpu_test,
+            made_like=facts.made_like,
         )

@@ -431,6 +431,7 @@ class Analysis:
             array_uploads=frozenset(facts.array_uploads),
             reads_into=frozenset(facts.reads_into),
             cpu_test=facts.cpu_test,
+            made_like=facts.made_like,
             fallbacks=self.fallback_paths(info, facts),
         )
         # most functions do nothing with host data: one object for all of them, which the

@@ -60,6 +60,10 @@ class Summary:
     #: The parameter whose being on the CPU the function returns (a predicate helper,
     #: ``_is_cpu(t)``): a caller's ``if _is_cpu(x):`` is a CPU guard of ``x``.
     cpu_test: int | None = None
+    #: The parameter the function returns a tensor made from, and what that keeps of it (its
+    #: device, dtype, shape, the project's predicates, being contiguous: ``_guards``): a
+    #: caller's guard on what it passes holds for the result as far as that goes.
+    made_like: tuple[int, frozenset[str]] | None = None
     #: Set when the function is a backend function that falls back: each way it does, with
     #: the condition under which it is taken, its own roots first (in root order), then CPU
     #: backend calls, then chains through other backend functions, shortest first

@@ -166,6 +166,7 @@ def test_every_field_of_the_facts_is_carried() -> None:
         "callees": {("m", "g")}, "when": {root: ALWAYS}, "cpu_when": {(9, 0): ALWAYS},
         "returned_when": {root: NEVER}, "assumed": frozenset({Condition_Test(("p", 0, ("dtype",)), frozenset({"f32"}))}),
         "returns_literal": True, "returns_value": True, "meta_params": {1}, "data_params": {0}, "cpu_test": 2,
+        "made_like": (0, frozenset({"device", "contiguous"})),
     }
     assert set(samples) == {f.name for f in dataclasses.fields(Facts)}
     facts = Facts(**samples)  # type: ignore[arg-type]
@@ -178,4 +179,5 @@ def test_every_field_of_the_facts_is_carried() -> None:
         indirect=[(15, 4, dataclasses.replace(callee, line=3), dataclasses.replace(path, line=4))],
         callees={("m", "g")}, when={moved_root: ALWAYS}, cpu_when={(14, 0): ALWAYS},
         returned_when={moved_root: NEVER}, assumed=frozenset({Condition_Test(("p", 0, ("dtype",)), frozenset({"f32"}))}),
-        returns_literal=True, returns_value=True, meta_params={1}, data_params={0}, cpu_test=2)
+        returns_literal=True, returns_value=True, meta_params={1}, data_params={0}, cpu_test=2,
+        made_like=(0, frozenset({"device", "contiguous"})))

@@ -60,8 +60,14 @@ def interpret(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, 
     walk.statements.block(node.body, env, top=True)
     facts = walk.recorder.finish()
     facts.cpu_test = _cpu_test(info, node, walk.state)
+    facts.made_like = walk.state.guards.made_like() if walk.state.guards is not None else None
     walk.close()
     return facts
+
+
+def _made_like(resolver: Resolver, dotted: str) -> tuple[int, frozenset[str]] | None:
+    callee = resolver.function(dotted)
+    return resolver.summary(callee).made_like if callee is not None else None
 
 
 def _cpu_test(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, state: WalkState) -> int | None:
@@ -97,7 +103,7 @@ class Walk:
     def __init__(self, info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver) -> None:
         scope: dict[str, str] = {}
         guards = GuardReader(info, node, lambda expr: resolver.resolve(info, scope, expr), resolver.device_of(info.module),
-                             resolver.vocabulary)
+                             resolver.vocabulary, lambda dotted: _made_like(resolver, dotted))
         self.state = state = WalkState(info, resolver, guards)
         state.scope = scope
         self.recorder = recorder = Recorder(state)

@@ -213,7 +213,7 @@ class Calls(Part):
                 computes = self.state.loops and not all(self.expressions.collected(a) for a in node.args)
                 if computes:  # elements of a readback, or scalars computed with, collected one by one
                     all_args = collected_data(all_args)
-                filled = frozenset({LoopFilled(base, node.lineno, node.col_offset)}) if computes else EMPTY
+                filled = frozenset({self.recorder.filled(LoopFilled(base, node.lineno, node.col_offset))}) if computes else EMPTY
                 self.writes.contain(base, env.get(base, EMPTY), all_args)
                 env[base] = env.get(base, EMPTY) | all_args | filled
             return EMPTY

@@ -59,3 +59,6 @@ class Facts:
     #: The function returns whether parameter k is on the CPU (``return t.device.type == "cpu"``):
     #: a caller's ``if is_cpu(x):`` is a CPU guard of ``x`` (``Summary.cpu_test``).
     cpu_test: int | None = None
+    #: The parameter each ``return`` gives a tensor made from, and what it keeps of it
+    #: (``GuardReader.made_like``: ``_empty_like(t)``; ``Summary.made_like``).
+    made_like: tuple[int, frozenset[str]] | None = None

@@ -6,7 +6,7 @@ import ast
 from typing import TYPE_CHECKING, Any
 
 from ... import _semantics as sem
-from .._conditions import NEVER, conjoin
+from .._conditions import ALWAYS, NEVER, Condition, conjoin, narrowed
 from .. import _codes as codes
 from .._values import COMPUTED, EMPTY, LoopFilled, Value, collected_data, decided_by, is_host, items_of, params, pending_of, storage_step
 from .recorder import COMPREHENSION
@@ -30,6 +30,8 @@ class Expressions(Part):
     recorder: Recorder
     statements: Statements
     writes: Writes
+    #: The path a comprehension's elements last ran under (its iterables not empty).
+    element_path: Condition = ALWAYS
 
     def expr(self, node: ast.expr | None, env: dict[str, Value]) -> Value:
         if node is None:
@@ -152,7 +154,8 @@ class Expressions(Part):
             return value
         # built element by element: scalars read back that it computed with are array data
         # (``collected_data``); ones only compared or converted stay what they were
-        return collected_data(value) | frozenset({LoopFilled(COMPREHENSION, node.lineno, node.col_offset)})
+        filled = self.recorder.filled(LoopFilled(COMPREHENSION, node.lineno, node.col_offset), self.element_path)
+        return collected_data(value) | frozenset({filled})
 
     def collects(self, node: ast.ListComp | ast.GeneratorExp) -> bool:
         """Whether a comprehension's element is an item it iterates (or a project function's
@@ -186,8 +189,11 @@ class Expressions(Part):
                        env: dict[str, Value], elements: list[ast.expr]) -> Value:
         inner = dict(env)
         filtered: Value = EMPTY
+        outer = self.state.path
         for generator in node.generators:
             self.statements.assign(generator.target, items_of(self.expr(generator.iter, inner)), inner)
+            # what runs per item runs only where there is one (``_to_numpy(t) for t in tensors``)
+            self.state.path = narrowed(self.state.path, self.state.test(generator.iter)[0])
             for condition in generator.ifs:
                 filtered = filtered | decided_by(self.expr(condition, inner))
         value: Value = filtered  # what a filter of data read back keeps is computed from it
@@ -196,8 +202,10 @@ class Expressions(Part):
             for element in elements:
                 value = value | self.expr(element, inner)
                 self.collect(element, inner)
+            self.element_path = self.state.path
         finally:
             self.state.loops -= 1
+            self.state.path = outer
         return value
 
     def collected(self, element: ast.expr, items: set[str] = frozenset()) -> bool:  # type: ignore[assignment]

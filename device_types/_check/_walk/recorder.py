@@ -42,6 +42,9 @@ class Recorder:
         self.returned_pending: dict[Pending, Condition] = {}
         #: Each root as it was made, by where and what it is (``_identity``).
         self.made: dict[tuple[object, ...], Root] = {}
+        #: When a loop put something in each container it fills (``LoopFilled``, by line and
+        #: column): a loop over an empty list fills nothing, whatever its container is used for.
+        self.filled_when: dict[tuple[int, int], Condition] = {}
 
     def sunk(self, root: Root, how: Sink, when: Condition | None = None) -> None:
         """``root`` reaches the device as (part of) a result: a fallback path, taken when ``when``.
@@ -93,13 +96,21 @@ class Recorder:
             value = value | frozenset({ReadOf(index)})
         return value
 
+    def filled(self, atom: LoopFilled, when: Condition | None = None) -> LoopFilled:
+        """A loop puts data in a container here, on the current path (or ``when``)."""
+        key = (atom.line, atom.column)
+        self.filled_when[key] = disjoin(self.filled_when.get(key, NEVER), self.state.path if when is None else when)
+        return atom
+
     def root_at(self, line: int, column: int, kind: str, what: str) -> Root:
         key = (line, column, what)
         root = self.root_ids.get(key)
         if root is None:
             root = Root(kind, codes.NUMPY, what, self.info.path, line, column, weak=True)  # type: ignore[arg-type]
             self.root_ids[key] = root
-        self.created(root)
+        self.made.setdefault(root_identity(root), root)
+        when = conjoin(self.state.path, self.filled_when.get((line, column), ALWAYS))
+        self.created_when[root] = disjoin(self.created_when.get(root, NEVER), when)
         return root
 
     def built(self, node: ast.AST, what: str | None, chain: tuple[str, ...] = (),

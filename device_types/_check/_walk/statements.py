@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Callable
 
 from ... import _semantics as sem
-from .._conditions import NEVER, Condition, conjoin, disjoin
+from .._conditions import NEVER, Condition, conjoin, disjoin, narrowed
 from .._project import import_bindings
 from .._values import EMPTY, GUARDED_CPU, HostOnly, Value, accumulated, decided_by, host_operands, items_of, pending_of, roots
 from .._carried import loop_reads
@@ -178,11 +178,16 @@ class Statements(Part):
         then its ``else``. After it, each name holds what it held before the loop or after
         any iteration. ``element``: what a ``for`` binds its target to, at each iteration."""
         head = env
+        outer = self.state.path
         for walked in range(_LOOP_PASSES):
             body_env = dict(head)
             if walked and not isinstance(node, ast.While):  # (the first time, the caller bound it)
                 self.bind_items(node.target, node.iter, element, body_env, elements=True, columns=columns)
-            self.block(node.body, body_env)
+            self.state.path = self.iterating(node, outer)
+            try:
+                self.block(node.body, body_env)
+            finally:
+                self.state.path = outer
             if exits(node.body):  # every iteration returns or raises: nothing carried
                 break
             grown = [name for name, value in body_env.items()
@@ -200,6 +205,14 @@ class Statements(Part):
         if head is not env:
             env.update(head)
         self.branches([node.orelse], env)
+
+    def iterating(self, node: ast.For | ast.AsyncFor | ast.While, outer: Condition) -> Condition:
+        """The condition a ``for`` body runs under: the path's, on ways in where the iterable is
+        not empty (``for t in tensors`` runs nothing for an empty list, so a readback in it is
+        not on the path of ``if not tensors or ...:``; ``_conditions.narrowed``)."""
+        if isinstance(node, ast.While):
+            return outer
+        return narrowed(outer, self.state.test(node.iter)[0])
 
     def carried(self, node: ast.For | ast.AsyncFor | ast.While, grown: list[str], head: dict[str, Value],
                  body_env: dict[str, Value]) -> bool:
