@@ -260,7 +260,7 @@ def _substitute_test(test: Test, bindings: dict[int, Binding]) -> Test | bool | 
             return None
     else:
         subject = _substitute_subject(test.subject, bindings)
-    if subject is None or subject[0] == "one":
+    if subject is None or subject[0] in ("one", "v"):  # (a value of the caller's: only its identity is known)
         return None
     decided = decide_call(subject)
     if decided is not None:
@@ -288,6 +288,8 @@ def _substitute_subject(subject: Subject, bindings: dict[int, Binding]) -> Subje
     kind = subject[0]
     if kind == "eq":
         one, other = (_substitute_subject(side, bindings) for side in subject[1:])
+        if one is not None and one[0] == "v" and one == other:
+            return ("lit", True)  # one value the caller made, on both sides
         if one is None or other is None or one[0] not in ("p", "g", "lit") or other[0] not in ("p", "g", "lit"):
             return None
         if one[0] == "lit" and other[0] == "lit":
@@ -310,9 +312,13 @@ def _substitute_subject(subject: Subject, bindings: dict[int, Binding]) -> Subje
             return (bound[0], bound[1], bound[2] + subject[2])
         if bound[0] == "from":
             # a tensor made from the caller's subject (a view, a copy, a device op's result): that
-            # subject for what the ops that made it keep of it (``GuardReader._made_from``)
-            _, inner, kept, _ = bound
+            # subject for what the ops that made it keep of it (``GuardReader._made_from``); its
+            # shape, where that is lost, that of a value the caller made (``_shape_identity``)
+            inner, kept = bound[1], bound[2]
             attrs = subject[2]
+            identity = bound[4] if len(bound) > 4 else None
+            if attrs and attrs[0] in sem.SHAPE_ATTRIBUTES and "shape" not in kept and identity is not None:
+                return (identity[0], identity[1], attrs)
             if attrs == ("is_contiguous()",) and "contiguous" in kept:
                 return ("lit", True)  # a fresh allocation (``_guards.CONTIGUOUS``)
             if attrs == ("is_contiguous()",) and "layout" in kept:
@@ -335,7 +341,7 @@ def _substitute_subject(subject: Subject, bindings: dict[int, Binding]) -> Subje
             if bound[0] == "from" and not bound[2] & {"value", "type" if subject[1].startswith("builtins.") else "predicates"}:
                 return None  # ``isinstance(t, Tensor)``, ``_can_use_gpu(t)`` of what the ops did not keep
             replaced = _substitute_subject(arg, bindings)
-            if replaced is None:
+            if replaced is None or replaced[0] == "v":
                 return None
             args.append(replaced)
         if any(arg[0] == "one" for arg in args):

@@ -507,10 +507,36 @@ class GuardReader:
         if made is not expr and (base is expr or self.subject(base) is None):
             base, kept = made, _VIEW  # ``[t.unsqueeze(0) for t in tensors]``: views of its elements
         subject = self.subject(base)
+        identity = self._shape_identity(expr, 0) if "shape" not in kept or subject is None else None
+        if identity is not None and (base is expr or subject is None or subject[0] not in ("p", "g")):
+            return ("from", identity, frozenset({"shape"}), None)
         if base is expr or kept == KEEPS_ALL or subject is None or subject[0] not in ("p", "g"):
             return subject
         # (a test of the value itself reads the call that made it: ``_detect_modality(x) == "image"``)
-        return ("from", subject, kept, self.subject(expr))
+        return ("from", subject, kept, self.subject(expr), identity)
+
+    def _shape_identity(self, expr: ast.expr, depth: int) -> Subject | None:
+        """``("v", (line, column), ())``: the value this function made whose shape ``expr`` has,
+        through ops that keep shapes (``n = norm_(a, dim)``; ``gt(n, 1.0)`` and
+        ``mul(reciprocal(n), 2.0)`` have ``n``'s shape), where that value is made once per call
+        (not in a loop); None where it is a parameter's (``passed`` says that) or unknown. Two
+        operands a caller makes from one such value have one shape (``_conditions.relation``)."""
+        if depth > 8:
+            return None
+        step = self._made_step(expr, depth)
+        if step is not None and "shape" in step[1]:
+            return self._shape_identity(step[0], depth + 1)
+        if isinstance(expr, ast.Name) or not isinstance(expr, ast.Call) or self._in_loop(expr):
+            return None  # a parameter, a name bound more than once, a literal: not one value
+        return ("v", (expr.lineno, expr.col_offset), ())
+
+    def _in_loop(self, node: ast.expr) -> bool:
+        return any(start <= node.lineno <= end for start, end in self._loop_spans)
+
+    @cached_property
+    def _loop_spans(self) -> tuple[tuple[int, int], ...]:
+        loops = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+        return tuple((n.lineno, n.end_lineno or n.lineno) for n in ast.walk(self._node) if isinstance(n, loops))
 
     def _made_from(self, expr: ast.expr, depth: int) -> tuple[ast.expr, frozenset[str]]:
         """The tensor ``expr`` is made from, through locals bound once, and what it keeps of it
@@ -529,7 +555,7 @@ class GuardReader:
             if isinstance(one, ast.Name) and isinstance(other, ast.Name) and one.id == other.id:
                 return one, kept_one & kept_other
             return expr, KEEPS_ALL
-        step = self._made_step(expr)
+        step = self._made_step(expr, depth)
         if step is None:
             return expr, KEEPS_ALL
         base, kept = self._made_from(step[0], depth + 1)
@@ -562,7 +588,7 @@ class GuardReader:
         # (``_device_op_operand``: ``launch(name, *args)`` is not made from ``name``)
         return found if found is not None and found[1] & {"shape", CONTIGUOUS} else None
 
-    def _made_step(self, expr: ast.expr) -> tuple[ast.expr, frozenset[str]] | None:
+    def _made_step(self, expr: ast.expr, depth: int = 0) -> tuple[ast.expr, frozenset[str]] | None:
         """One step of ``_made_from``: (what ``expr`` is made from, what it keeps), or None."""
         if isinstance(expr, ast.Name):
             if expr.id in self.bound_once and expr.id not in self._params and expr.id not in self.appended_lists:
@@ -571,12 +597,12 @@ class GuardReader:
                 return ast.Name(id=self.views_of[expr.id], ctx=ast.Load()), _VIEW
             return None
         if isinstance(expr, ast.BinOp) and not isinstance(expr.op, ast.MatMult):
-            sides = [side for side in (expr.left, expr.right) if self.literal(side) is None]
+            sides = [side for side in (expr.left, expr.right) if self.literal(side) is None and not self._number(side)]
             return (sides[0], _COPY) if len(sides) == 1 else None  # ``a * 2.0``, ``1 - a``
         if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd, ast.Invert)):
             return expr.operand, _COPY
         if isinstance(expr, ast.Compare) and len(expr.ops) == 1:  # ``a > 0``: a mask of a's shape
-            sides = [side for side in (expr.left, expr.comparators[0]) if self.literal(side) is None]
+            sides = [side for side in (expr.left, expr.comparators[0]) if self.literal(side) is None and not self._number(side)]
             return (sides[0], _MASK) if len(sides) == 1 else None
         if not isinstance(expr, ast.Call):
             return None
@@ -598,6 +624,10 @@ class GuardReader:
             return operands[0], _VIEW
         if name in sem.POINTWISE_OPS and len(operands) == 1 and not own_place:
             return operands[0], _MASK if name in sem.DTYPE_CHANGING_OPS else _COPY
+        if name in sem.POINTWISE_OPS and not own_place:
+            shared = self._one_shape(operands, depth)
+            if shared is not None:  # ``div(sin(pi_a), pi_a)``: operands of one shape, broadcast to it
+                return operands[0], shared & (_MASK if name in sem.DTYPE_CHANGING_OPS else _DEVICE_OP | {"shape"})
         operand = self._device_op_operand(expr, name, operands)
         return (operand, _DEVICE_OP) if operand is not None else None
 
@@ -628,7 +658,7 @@ class GuardReader:
                 return inner if isinstance(inner, ast.Name) else expr
         if isinstance(expr, ast.BinOp) and not isinstance(expr.op, (ast.MatMult,)):
             # ``a * 2.0``, ``1 - a``: an element-wise op of a tensor and a number, on its device
-            sides = [side for side in (expr.left, expr.right) if self.literal(side) is None]
+            sides = [side for side in (expr.left, expr.right) if self.literal(side) is None and not self._number(side)]
             if len(sides) == 1:
                 inner = self._same_place(sides[0], depth + 1)
                 return inner if isinstance(inner, ast.Name) else expr
@@ -644,6 +674,17 @@ class GuardReader:
                            for e in elements for n in ast.walk(e)):
                     return self._of_one(elements, expr)  # ``[a.select(0, i) for i in range(n)]``
         return expr
+
+    def _one_shape(self, operands: list[ast.expr], depth: int) -> frozenset[str] | None:
+        """What every operand keeps of one tensor they are all made from keeping its shape
+        (an element-wise op of them has that shape), or None."""
+        made = [self._made_from(operand, depth + 1) for operand in operands]
+        bases = {base.id if isinstance(base, ast.Name) else None for base, _ in made}
+        if len(bases) != 1 or None in bases or any(base is operand for (base, _), operand in zip(made, operands)
+                                                     if not isinstance(operand, ast.Name)):
+            return None
+        kept = frozenset.intersection(*(k for _, k in made))
+        return kept if "shape" in kept else None
 
     def _given(self, call: ast.Call) -> tuple[ast.expr, frozenset[str]] | None:
         """A tensor allocated given one tensor's device (and its dtype, its shape) is made like
@@ -717,6 +758,9 @@ class GuardReader:
         if isinstance(expr, (ast.Name, ast.Attribute)) and not (isinstance(expr, ast.Name) and expr.id in self._params):
             dotted = self._resolve(expr)
             return dotted is not None and dotted.partition(".")[0] in ("math", "cmath")
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in ("float", "int", "complex") \
+                and expr.func.id not in self._locals:
+            return True  # ``float(maxnorm)``: a Python number, whatever it was given
         return False
 
     @cached_property

@@ -2,6 +2,8 @@
 and sizes: a branch taken only when shapes differ is not reached when every operand is one
 tensor, a copy of it or a tensor made like it; an empty-input branch is not reached under the
 caller's own test that its tensor is not empty (``n > 0`` of a size is ``n != 0``)."""
+import math
+
 import numpy as np
 import torch
 
@@ -131,3 +133,40 @@ def mean_along(a, dim):
 
 def total_along(a, dim):
     return _sum_along(a, dim)  # E: device-indirect-fallback
+
+
+def sinc_like(a):
+    """An element-wise op of tensors that all have ``a``'s shape (``math.pi`` and ``float(...)``
+    are numbers) has ``a``'s shape."""
+    if not kernels.supported(a.dtype):
+        raise TypeError("unsupported dtype")
+    pi_a = kernels.mul(a, math.pi)
+    value = kernels.add(kernels.exp(pi_a), pi_a)
+    return _blend(a != 0, value, kernels.mul(a, float(2)))
+
+
+def sinc_like_other(a, b):
+    """``b`` may have any shape: an element-wise op with it is broadcast."""
+    if not kernels.supported(a.dtype):
+        raise TypeError("unsupported dtype")
+    value = kernels.add(kernels.exp(a), b)
+    return _blend(a != 0, value, a)  # E: device-indirect-fallback
+
+
+def renorm_like(a, maxnorm):
+    """``n`` is made here once, of a shape of its own: a mask of it and an element-wise op of it
+    and numbers have that shape."""
+    if not kernels.supported(a.dtype):
+        raise TypeError("unsupported dtype")
+    n = kernels.launch("norm", a)
+    ratio = kernels.mul(kernels.exp(n), float(maxnorm))
+    return _blend(n > float(maxnorm), ratio, n)
+
+
+def renorm_two_norms(a, b):
+    """Two values made here, each of a shape of its own: they may differ."""
+    if not kernels.supported(a.dtype):
+        raise TypeError("unsupported dtype")
+    n = kernels.launch("norm", a)
+    m = kernels.launch("norm", b)
+    return _blend(n > 0, n, m)  # E: device-indirect-fallback
