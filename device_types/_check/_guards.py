@@ -627,7 +627,8 @@ class GuardReader:
         if name in sem.POINTWISE_OPS and not own_place:
             shared = self._one_shape(operands, depth)
             if shared is not None:  # ``div(sin(pi_a), pi_a)``: operands of one shape, broadcast to it
-                return operands[0], shared & (_MASK if name in sem.DTYPE_CHANGING_OPS else _DEVICE_OP | {"shape"})
+                data = [operand for operand in operands if not self._is_mask(operand)]
+                return (data or operands)[0], shared & (_MASK if name in sem.DTYPE_CHANGING_OPS else _DEVICE_OP | {"shape"})
         operand = self._device_op_operand(expr, name, operands)
         return (operand, _DEVICE_OP) if operand is not None else None
 
@@ -684,7 +685,13 @@ class GuardReader:
                                                      if not isinstance(operand, ast.Name)):
             return None
         kept = frozenset.intersection(*(k for _, k in made))
-        return kept if "shape" in kept else None
+        if "shape" not in kept:
+            return None
+        # its dtype (and the predicates of it) is the data operands', not a mask's (``where(m, a, 0.0)``)
+        data = [k for (_, k), operand in zip(made, operands) if not self._is_mask(operand)]
+        if data:
+            kept = kept | frozenset.intersection(*data) & frozenset({"dtype", "predicates"})
+        return kept
 
     def _given(self, call: ast.Call) -> tuple[ast.expr, frozenset[str]] | None:
         """A tensor allocated given one tensor's device (and its dtype, its shape) is made like
@@ -752,7 +759,8 @@ class GuardReader:
         """A Python number as far as the function shows: a parameter whose default is one and
         which the body never uses as a tensor (``median=0.0``; one a caller may pass a tensor
         for is tested, ``tensor_params``), or a host library's constant (``math.pi``)."""
-        if isinstance(expr, ast.Name) and expr.id in self._params and expr.id not in self.tensor_params:
+        if isinstance(expr, ast.Name) and expr.id in self._params and expr.id not in self.tensor_params \
+                and expr.id not in self._type_tested:
             default = self._defaults.get(expr.id)
             return default is not None and isinstance(default[0], (int, float)) and not isinstance(default[0], bool)
         if isinstance(expr, (ast.Name, ast.Attribute)) and not (isinstance(expr, ast.Name) and expr.id in self._params):
@@ -762,6 +770,15 @@ class GuardReader:
                 and expr.func.id not in self._locals:
             return True  # ``float(maxnorm)``: a Python number, whatever it was given
         return False
+
+    @cached_property
+    def _type_tested(self) -> frozenset[str]:
+        """Parameters whose type the body tests (``isinstance(p, Tensor)``, ``hasattr(p, "numpy")``):
+        a number on one path, perhaps a tensor on another."""
+        return frozenset(sub.args[0].id for sub in ast.walk(self._node)
+                         if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name)
+                         and sub.func.id in ("isinstance", "hasattr", "type") and sub.args
+                         and isinstance(sub.args[0], ast.Name))
 
     @cached_property
     def _defaults(self) -> dict[str, tuple[object]]:
@@ -795,9 +812,18 @@ class GuardReader:
         # the receiver of a method (``a.sum(1)``), or the first tensor operand of a function
         # (``where(mask, a, 0.0)``: ``mask`` is a mask op's, whose dtype is its own; ``a`` then)
         for operand in operands:
-            if not (isinstance(operand, ast.Call) and self._op_name(operand) in sem.DTYPE_CHANGING_OPS):
+            if not self._is_mask(operand):
                 return operand
         return None
+
+    def _is_mask(self, expr: ast.expr) -> bool:
+        """An operand made by an op with a dtype of its own (``isnan(a)``, ``a > 0``), through
+        locals bound once (``mask = lt(a, p)``): not what a result takes its dtype from."""
+        for _ in range(4):
+            if not (isinstance(expr, ast.Name) and expr.id in self.bound_once and expr.id not in self._params):
+                break
+            expr = self.bound_once[expr.id]
+        return isinstance(expr, ast.Compare) or isinstance(expr, ast.Call) and self._op_name(expr) in sem.DTYPE_CHANGING_OPS
 
     @staticmethod
     def _op_name(call: ast.Call) -> str:

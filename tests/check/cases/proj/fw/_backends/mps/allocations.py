@@ -129,3 +129,10 @@ def batched_others(a, others):
             slices.append(kernels.relu(oi))
         return _stack(slices)  # E: device-indirect-fallback
     raise TypeError("unsupported")
+
+
+def scaled_copy_(a, p=0.5):
+    """``p`` defaults to a number, but the body tests whether it is a tensor: it may be one."""
+    if can_use_gpu(a) and hasattr(p, "shape"):
+        return _copy_(a, kernels.add(p, a))  # E: device-indirect-fallback
+    raise TypeError("unsupported")
