@@ -23,6 +23,7 @@ __all__ = [
     "DATA_PARAMETERS",
     "SAME_PLACE_OPS",
     "FIXED_TRANSFERS",
+    "FLOATING_DTYPES",
     "HOST_FACTORIES",
     "RECEIVER_DATA_FACTORIES",
     "TENSOR_CLASS",
@@ -42,6 +43,7 @@ __all__ = [
     "TARGET_TRANSFERS",
     "UPLOADED_PARAMETERS",
     "classify",
+    "dtype_name",
     "is_host_copy_op",
     "is_like_factory",
     "is_metadata_argument",
@@ -75,6 +77,27 @@ FIXED_TRANSFERS: Final[dict[str, str]] = {
     "npu": "npu",  # added by torch_npu at run time
     "pin_memory": "cpu",  # page-locked host memory
 }
+
+#: Whether a dtype is a floating-point one (``t.dtype.is_floating_point``), by its torch name; a
+#: framework's dtype objects are read by theirs (``float32_dtype``, ``candle.bool``,
+#: ``mstype.int32``: ``dtype_name``). A condition that needs a dtype of the other kind cannot hold.
+FLOATING_DTYPES: Final[dict[str, bool]] = {
+    **{name: True for name in ("float16", "float32", "float64", "bfloat16", "half", "float", "double",
+                               "float8_e4m3fn", "float8_e5m2")},
+    **{name: False for name in ("bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32",
+                                "uint64", "short", "int", "long", "complex64", "complex128", "cfloat",
+                                "cdouble")},
+}
+
+
+def dtype_name(dotted: str) -> str | None:
+    """The torch name of a dtype object named ``dotted`` (``candle._dtype.float32_dtype`` ->
+    ``float32``), where it is one of ``FLOATING_DTYPES``."""
+    name = dotted.rpartition(".")[2].lower()
+    for affix in ("_dtype", "dtype_"):
+        name = name.removesuffix(affix) if affix.startswith("_") else name.removeprefix(affix)
+    return name if name in FLOATING_DTYPES else None
+
 
 #: torch's legacy CPU tensor types: ``x.type(torch.FloatTensor)`` (or ``"torch.FloatTensor"``)
 #: converts and moves the tensor to the CPU (``torch.cuda.FloatTensor`` is the CUDA one).

@@ -102,14 +102,52 @@ def narrowed(condition: Condition, known: Condition) -> Condition:
 
 
 def satisfiable(conjunction: Conjunction) -> bool:
-    """False when the tests of ``conjunction`` contradict each other on some subject."""
+    """False when the tests of ``conjunction`` contradict each other on some subject, or a
+    tensor's dtype is held to names of one kind and tested to be of the other
+    (``a.dtype in (bool, int32) and a.dtype.is_floating_point``: ``_dtype_kinds_agree``)."""
     by_subject: dict[Subject, list[Test]] = {}
     for test in conjunction:
         by_subject.setdefault(test.subject, []).append(test)
     for tests in by_subject.values():
         if len(tests) > 1 and not _consistent(tests):
             return False
+    return _dtype_kinds_agree(by_subject)
+
+
+def _dtype_kinds_agree(by_subject: dict[Subject, list[Test]]) -> bool:
+    for subject, tests in by_subject.items():
+        if subject[0] not in ("p", "g") or subject[2][-2:] != ("dtype", "is_floating_point"):
+            continue
+        wanted = {test.positive for test in tests if test.values is None}
+        allowed = _allowed(by_subject.get((subject[0], subject[1], subject[2][:-1]), []))
+        if len(wanted) != 1 or allowed is None:
+            continue
+        kinds = {sem.FLOATING_DTYPES.get(sem.dtype_name(v.dotted) or "") if isinstance(v, Sym) else None
+                 for v in allowed}
+        if None not in kinds and wanted.pop() not in kinds:
+            return False
     return True
+
+
+def _allowed(tests: list[Test]) -> frozenset[Value] | None:
+    """The values a subject is held to by its tests, or None where they leave it open."""
+    allowed: frozenset[Value] | None = None
+    for test in tests:
+        if test.values is not None and test.positive:
+            allowed = _canonical(test.values) if allowed is None else allowed & _canonical(test.values)
+    if allowed is None:
+        return None
+    return frozenset(allowed - {v for t in tests if t.values is not None and not t.positive
+                                for v in _canonical(t.values)})
+
+
+def _canonical(values: frozenset[Value]) -> frozenset[Value]:
+    """One dtype however a module names it (``float32_dtype`` imported as ``float32``: one
+    object under two names), so two spellings neither agree nor differ by name alone."""
+    if not any(isinstance(v, Sym) for v in values):
+        return values
+    return frozenset(Sym(f"<dtype>.{name}") if isinstance(v, Sym) and (name := sem.dtype_name(v.dotted)) else v
+                     for v in values)
 
 
 def _consistent(tests: list[Test]) -> bool:
@@ -120,9 +158,10 @@ def _consistent(tests: list[Test]) -> bool:
         if test.values is None:
             truth.add(test.positive)
         elif test.positive:
-            allowed = test.values if allowed is None else allowed & test.values
+            values = _canonical(test.values)
+            allowed = values if allowed is None else allowed & values
         else:
-            excluded |= test.values
+            excluded |= _canonical(test.values)
     if len(truth) > 1:
         return False
     if allowed is not None:

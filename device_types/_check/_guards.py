@@ -58,8 +58,11 @@ def parameter_names(info: FunctionInfo) -> tuple[str, ...]:
 class GuardReader:
     def __init__(self, info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef,
                  resolve: Callable[[ast.expr], str | None], device: str | None = None,
-                 vocabulary: HostVocabulary = BUILTIN, made_by: MadeBy | None = None) -> None:
+                 vocabulary: HostVocabulary = BUILTIN, made_by: MadeBy | None = None,
+                 constant: Callable[[str], ast.expr | None] | None = None) -> None:
         self.info = info
+        #: What a module-level name of this module is bound to (``_GPU_DTYPES = frozenset({...})``).
+        self._constant = constant
         #: What a project function's result is made from (``Summary.made_like``), by dotted name.
         self._made_by = made_by
         self._vocabulary = vocabulary
@@ -563,6 +566,21 @@ class GuardReader:
             return base, kept
         return base, step[1] & kept | step[1] & {CONTIGUOUS}  # (a fresh allocation's, whatever it is made from)
 
+    def true_when(self) -> frozenset[Test] | None:
+        """What a one-statement predicate's being true says of its parameters (``return t.dtype in
+        _GPU_DTYPES and t.numel() > 0 and ...``: the dtype and size tests), where that is one
+        conjunction: a caller's ``_can_use_gpu(a)`` implies them (``Summary.true_when``)."""
+        body = [s for s in self._node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        if len(body) != 1 or not isinstance(body[0], ast.Return) \
+                or not isinstance(body[0].value, (ast.BoolOp, ast.Compare, ast.UnaryOp)):
+            return None  # (a test it returns, not a value: ``return a.abs()`` is no predicate)
+        when_true = self.test(body[0].value)[0]
+        if len(when_true) != 1:
+            return None
+        (conjunction,) = when_true
+        implied = frozenset(t for t in conjunction if t.subject[0] == "p")
+        return implied or None
+
     def made_like(self) -> tuple[int, frozenset[str]] | None:
         """The parameter every ``return`` of this function returns a tensor made from, and what
         that tensor keeps of it (``_made_from``): ``_empty_like(t)`` returning
@@ -841,6 +859,13 @@ class GuardReader:
 
     def _values(self, expr: ast.expr) -> frozenset[Any] | None:
         literal = self.literal(expr)
+        if literal is not None and isinstance(literal[0], Sym) and isinstance(expr, ast.Name) and self._constant:
+            # ``t.dtype in _GPU_DTYPES`` with ``_GPU_DTYPES = frozenset({float32, ...})`` in this module
+            bound = self._constant(expr.id)
+            if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Name) and len(bound.args) == 1 \
+                    and bound.func.id in ("frozenset", "set", "tuple", "list") and not bound.keywords:
+                bound = bound.args[0]
+            literal = self.literal(bound) if isinstance(bound, (ast.Set, ast.Tuple, ast.List)) else None
         if literal is None or not isinstance(literal[0], tuple):
             return None
         values = literal[0]

@@ -135,4 +135,5 @@ class LineMap:
             data_params=set(facts.data_params),
             cpu_test=facts.cpu_test,
             made_like=facts.made_like,
+            true_when=facts.true_when,
         )

@@ -899,9 +899,16 @@ def _outline(module: Module, tree: ast.Module) -> None:
 
 
 def _is_constant(value: ast.expr) -> bool:
-    """A string literal, or a call of literals alone (``torch.device("cpu")``)."""
+    """A string literal, a call of literals alone (``torch.device("cpu")``), or a collection of
+    names and literals (``_GPU_DTYPES = frozenset({float32_dtype, float16_dtype})``: what a test of
+    membership in it means)."""
     if isinstance(value, ast.Constant):
         return isinstance(value.value, str)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and len(value.args) == 1 \
+            and value.func.id in ("frozenset", "set", "tuple") and not value.keywords:
+        value = value.args[0]
+    if isinstance(value, (ast.Set, ast.Tuple, ast.List)):
+        return all(isinstance(e, (ast.Constant, ast.Name, ast.Attribute)) for e in value.elts)
     return isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)) \
         and all(isinstance(a, ast.Constant) for a in value.args) and not value.keywords
 

@@ -432,6 +432,7 @@ class Analysis:
             reads_into=frozenset(facts.reads_into),
             cpu_test=facts.cpu_test,
             made_like=facts.made_like,
+            true_when=facts.true_when,
             fallbacks=self.fallback_paths(info, facts),
         )
         # most functions do nothing with host data: one object for all of them, which the

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .._finding import Hop
-from ._conditions import ALWAYS, Condition
+from ._conditions import ALWAYS, Condition, Test
 from ._values import Root
 
 __all__ = ["FallbackPath", "Hop", "Summary"]
@@ -64,6 +64,10 @@ class Summary:
     #: device, dtype, shape, the project's predicates, being contiguous: ``_guards``): a
     #: caller's guard on what it passes holds for the result as far as that goes.
     made_like: tuple[int, frozenset[str]] | None = None
+    #: What its returning true says of its parameters (a predicate ``_can_use_gpu(t)`` returning
+    #: ``t.dtype in _GPU_DTYPES and ...``): a caller's condition that holds it true holds these,
+    #: so one that contradicts them cannot hold (``ProjectCalls.feasible``).
+    true_when: frozenset[Test] | None = None
     #: Set when the function is a backend function that falls back: each way it does, with
     #: the condition under which it is taken, its own roots first (in root order), then CPU
     #: backend calls, then chains through other backend functions, shortest first

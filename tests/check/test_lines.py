@@ -167,6 +167,7 @@ def test_every_field_of_the_facts_is_carried() -> None:
         "returned_when": {root: NEVER}, "assumed": frozenset({Condition_Test(("p", 0, ("dtype",)), frozenset({"f32"}))}),
         "returns_literal": True, "returns_value": True, "meta_params": {1}, "data_params": {0}, "cpu_test": 2,
         "made_like": (0, frozenset({"device", "contiguous"})),
+        "true_when": frozenset({Condition_Test(("p", 0, ("dtype",)), frozenset({"f32"}))}),
     }
     assert set(samples) == {f.name for f in dataclasses.fields(Facts)}
     facts = Facts(**samples)  # type: ignore[arg-type]
@@ -180,4 +181,5 @@ def test_every_field_of_the_facts_is_carried() -> None:
         callees={("m", "g")}, when={moved_root: ALWAYS}, cpu_when={(14, 0): ALWAYS},
         returned_when={moved_root: NEVER}, assumed=frozenset({Condition_Test(("p", 0, ("dtype",)), frozenset({"f32"}))}),
         returns_literal=True, returns_value=True, meta_params={1}, data_params={0}, cpu_test=2,
-        made_like=(0, frozenset({"device", "contiguous"})))
+        made_like=(0, frozenset({"device", "contiguous"})),
+        true_when=frozenset({Condition_Test(("p", 0, ("dtype",)), frozenset({"f32"}))}))

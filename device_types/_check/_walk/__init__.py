@@ -61,6 +61,7 @@ def interpret(info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, 
     facts = walk.recorder.finish()
     facts.cpu_test = _cpu_test(info, node, walk.state)
     facts.made_like = walk.state.guards.made_like() if walk.state.guards is not None else None
+    facts.true_when = walk.state.guards.true_when() if walk.state.guards is not None else None
     walk.close()
     return facts
 
@@ -103,7 +104,8 @@ class Walk:
     def __init__(self, info: FunctionInfo, node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver) -> None:
         scope: dict[str, str] = {}
         guards = GuardReader(info, node, lambda expr: resolver.resolve(info, scope, expr), resolver.device_of(info.module),
-                             resolver.vocabulary, lambda dotted: _made_like(resolver, dotted))
+                             resolver.vocabulary, lambda dotted: _made_like(resolver, dotted),
+                             lambda name: resolver.constant(info, name))
         self.state = state = WalkState(info, resolver, guards)
         state.scope = scope
         self.recorder = recorder = Recorder(state)

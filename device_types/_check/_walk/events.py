@@ -62,3 +62,6 @@ class Facts:
     #: The parameter each ``return`` gives a tensor made from, and what it keeps of it
     #: (``GuardReader.made_like``: ``_empty_like(t)``; ``Summary.made_like``).
     made_like: tuple[int, frozenset[str]] | None = None
+    #: What the function's returning true says of its parameters, where it is a one-statement
+    #: predicate (``GuardReader.true_when``; ``Summary.true_when``).
+    true_when: frozenset[Test] | None = None

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
 from .. import _codes as codes
-from .._conditions import NEVER, Binding, Condition, conjoin, disjoin, substitute
+from .._conditions import NEVER, Binding, Condition, Test, conjoin, disjoin, satisfiable, substitute
 from .._guards import parameter_names
 from .._project import FunctionInfo
 from .._summary import EMPTY_SUMMARY
@@ -57,7 +57,7 @@ class ProjectCalls(Part):
         if summary.falls_back and self.resolver.is_backend(callee.module):
             bindings = self.bindings(callee, node, receiver)
             for inner in summary.fallbacks:  # the callee's paths this call can take, and when
-                when = conjoin(self.state.path, substitute(inner.when, bindings))
+                when = self.feasible(conjoin(self.state.path, substitute(inner.when, bindings)))
                 if when:
                     self.facts.indirect.append((node.lineno, node.col_offset, callee, replace(inner, when=when)))
         if summary is EMPTY_SUMMARY:
@@ -144,6 +144,29 @@ class ProjectCalls(Part):
                 sources = self.writes.addressed([a for a in node.args if a is not argument_node(callee, node, index)], env)
                 env[base] = overwritten(current) | self.recorder.readback(node, sources, None, codes.READBACK)
         return result
+
+    def feasible(self, when: Condition) -> Condition:
+        """``when`` less the ways in that contradict what a predicate held true there says of its
+        arguments (``Summary.true_when``): under ``_can_use_gpu(a)`` (``a.dtype in _GPU_DTYPES
+        and ...``), a callee's ``a.dtype not in (f16, f32, i32, i64)`` leaves ``a.dtype == bool``,
+        and ``a.dtype.is_floating_point`` then cannot hold. Only what is printed is kept."""
+        kept = []
+        for conjunction in when:
+            implied: set[Test] = set()
+            for test in conjunction:
+                if test.subject[0] != "c" or test.values is not None or not test.positive:
+                    continue
+                callee = self.resolver.function(test.subject[1])
+                true_when = self.resolver.summary(callee).true_when if callee is not None else None
+                if true_when is None:
+                    continue
+                arguments = {index: argument for index, argument in enumerate(test.subject[2])}
+                rewritten = substitute(frozenset({true_when}), arguments)
+                if len(rewritten) == 1:
+                    implied.update(next(iter(rewritten)))
+            if not implied or satisfiable(conjunction | implied):
+                kept.append(conjunction)
+        return frozenset(kept)
 
     def data_argument(self, callee: FunctionInfo, args: list[Value], kwargs: dict[str | None, Value]) -> Value:
         """The argument a device-targeted call makes its tensor of: the first (``tensor_create(rows,
