@@ -19,7 +19,7 @@ from .._finding import Hop
 from ._walk import Facts
 from ._project import Edit, FunctionInfo
 from ._summary import FallbackPath, Summary
-from ._values import Atom, LoopFilled, Root
+from ._values import Atom, FromInputs, LoopFilled, Root
 
 __all__ = ["LineMap", "Unmappable"]
 
@@ -88,7 +88,7 @@ class LineMap:
     def atom(self, atom: Atom, own: str) -> Atom:
         if isinstance(atom, Root):
             return self.root(atom)
-        if isinstance(atom, LoopFilled):  # only ever in its own function's facts
+        if isinstance(atom, (LoopFilled, FromInputs)):  # only ever in its own function's facts
             return replace(atom, line=self.line(own, atom.line))
         return atom
 

@@ -89,6 +89,17 @@ GUARDED_CPU = HostOnly("cpu tensor")
 
 
 @dataclass(frozen=True)
+class FromInputs:
+    """numpy computing with what the function is given as data (``np.isin(np.asarray(x), y)``),
+    a tensor read through ``__array__`` or the user's data: uploaded by this function, it is the
+    op's result built on the host (``Writes.sink``); returned as it is, its caller's data."""
+
+    line: int
+    column: int
+    what: str
+
+
+@dataclass(frozen=True)
 class LoopFilled:
     """A Python container filled in a loop (``idx.append(...)`` in a ``for``, a comprehension):
     uploading it (directly or through ``np.array``) uploads data built on the host."""
@@ -167,7 +178,7 @@ class StorageOf:
 
 STORAGE = StorageOf()
 
-Atom = Union[Root, Param, ReadOf, HostOnly, LoopFilled, ArrayOf, Pending, Computed, StorageOf]
+Atom = Union[Root, Param, ReadOf, HostOnly, LoopFilled, FromInputs, ArrayOf, Pending, Computed, StorageOf]
 Value = frozenset[Atom]
 EMPTY: Value = frozenset()
 

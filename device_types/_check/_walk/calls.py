@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable
 from ... import _semantics as sem
 from .. import _codes as codes
 from .._conditions import Condition
-from .._values import (COMPUTED, EMPTY, GUARDED_CPU, collected_data, ArrayOf, HostOnly, LoopFilled, Param, ReadOf, Root, Value, as_scalar, host_operands,
+from .._values import (COMPUTED, EMPTY, GUARDED_CPU, collected_data, ArrayOf, FromInputs, HostOnly, LoopFilled, Param, ReadOf, Root, Value, as_scalar, host_operands,
                        data_operands, is_host, overwritten, params, pending_of, roots, storage_step, wrapped)
 from .recorder import RANGE
 from .events import Sink
@@ -432,6 +432,10 @@ class Calls(Part):
         if last in self.vocab.private_copies and module.partition(".")[0] == "numpy" \
                 and not any(k.arg == "copy" and isinstance(k.value, ast.Constant) and not k.value.value for k in node.keywords):
             all_args = private_copy(all_args)  # ``np.copy(arr)``, ``np.array(arr)``: a copy, no view
+        if module.partition(".")[0] == "numpy" and last not in self.vocab.host_conversions \
+                and last not in self.vocab.index_arithmetic_functions and not is_host(all_args) \
+                and self.given_as_data(node, args):
+            return all_args | frozenset({FromInputs(node.lineno, node.col_offset, f'numpy "{last}()"')})
         if last in self.vocab.host_conversions or not is_host(all_args):
             return all_args
         metadata_only = not any(isinstance(a, (ReadOf, HostOnly)) or (isinstance(a, Root) and not a.weak)
@@ -444,6 +448,16 @@ class Calls(Part):
             computed = frozenset(a for a in all_args if not (isinstance(a, Root) and a.weak))
             return computed | self.recorder.built(node, f'numpy "{last}()"') | frozenset({COMPUTED})
         return all_args | frozenset({COMPUTED})
+
+    def given_as_data(self, node: ast.Call, args: list[Value]) -> bool:
+        """numpy is given what the function was given, as it was (a parameter, or one made an
+        array: ``np.asarray(x)``); not a number computed from one (``np.floor(i * w / size[0])``)."""
+        for argument, value in zip(node.args, args):
+            if any(isinstance(a, ArrayOf) for a in value) or isinstance(argument, ast.Name) \
+                    and argument.id in self.info.params and argument.id not in ("self", "cls") \
+                    and any(isinstance(a, Param) for a in value):
+                return True
+        return False
 
     def tensors_read(self, node: ast.Call, args: list[Value]) -> Value:
         """numpy given the op's tensor as it was passed (``np.asarray(a)`` where the body uses

@@ -7,7 +7,7 @@ import ast
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
-from .._values import EMPTY, ArrayOf, Param, Root, Value, params, pending_of, roots, writes_back
+from .._values import EMPTY, ArrayOf, FromInputs, Param, Root, Value, params, pending_of, roots, writes_back
 from .events import Sink
 from .state import Part
 from .syntax import base_name
@@ -28,6 +28,9 @@ class Writes(Part):
         for root in roots(value):
             if not root.scalar:
                 self.recorder.upload(root, how)
+        for atom in value:
+            if isinstance(atom, FromInputs):  # numpy's work on what it was given, uploaded here
+                self.recorder.upload(self.recorder.root_at(atom.line, atom.column, "built", atom.what), how)
         if known_upload:
             self.facts.uploaded_params |= params(value)
             self.facts.array_uploads |= {a.index for a in value if isinstance(a, ArrayOf)}

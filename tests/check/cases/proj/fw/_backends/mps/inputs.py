@@ -1,0 +1,34 @@
+"""numpy computing with what an op is given, as it was given (a parameter, or that parameter
+made an array): whether it is a tensor read through ``__array__`` or the user's data, the
+result it uploads is built on the host. Staging the user's data as it is, a number computed
+from a size, and a helper that hands its numpy result back are not."""
+import numpy as np
+
+from ..common.convert import from_numpy
+from . import kernels
+
+
+def isin(elements, test_elements):
+    found = np.isin(np.asarray(elements), np.asarray(test_elements))  # E: device-numpy
+    return from_numpy(found, "bool", "mps")
+
+
+def clip(values, low, high):
+    return from_numpy(np.clip(values, low, high), "float32", "mps")  # E: device-numpy
+
+
+def as_tensor(data):
+    """The user's data staged as it is."""
+    return from_numpy(np.ascontiguousarray(np.asarray(data, dtype=np.float32)), "float32", "mps")
+
+
+def window_start(a, output_size):
+    """A bound computed from sizes: metadata."""
+    start = int(np.floor(a.shape[-1] / output_size[0]))
+    return kernels.launch("narrow", a, start)
+
+
+def _probit(p):
+    """Host math on what it is given, handed back: its caller's data, not an upload here."""
+    p = np.asarray(p, dtype=np.float64)
+    return np.sqrt(2.0) * np.abs(p - 0.5)
