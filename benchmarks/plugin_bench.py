@@ -187,37 +187,60 @@ def bench_dmypy(repeat: int) -> list[float]:
 
 
 def count_hooks(dispatch: str) -> str:
-    """One cold in-process mypy run of the plugin (``dispatch``: "module" as shipped, or
-    "call"): hook calls, CPU seconds inside the callbacks and in the module pass."""
+    """One cold in-process run of the plugin (``dispatch``: "module" as shipped, or
+    "call"): hook calls, CPU seconds inside the callbacks and in the module pass; where
+    the callbacks ran (the module mypy was checking: a backend module, or another, such
+    as torch's own, checked cold through follow_imports), the names most called, and how
+    often mypy asked for each kind of hook."""
+    from collections import Counter
+
     from mypy import api
+    from mypy.checker_state import checker_state
 
     import device_types_mypy.module_pass as module_pass
     from device_types_mypy.main import DeviceTypesPlugin
 
     DeviceTypesPlugin.PER_CALL = dispatch == "call"
-    calls = {"method": 0, "function": 0}
+    calls = {"method": 0, "function": 0, "type-analyze": 0}
     spent = {"callbacks": 0.0, "pass": 0.0}
-    counted: dict[object, object] = {}
+    where: Counter[str] = Counter()
+    names: Counter[str] = Counter()
+    lookups: Counter[str] = Counter()
+    counted: dict[tuple[str, str], object] = {}
 
-    def counting(kind: str, hook: object) -> object:
+    def counting(kind: str, fullname: str, hook: object) -> object:
         if hook is None:
             return None
-        if hook not in counted:
+        if (kind, fullname) not in counted:
             def wrapper(ctx: object, hook: object = hook) -> object:
                 calls[kind] += 1
+                tree = getattr(checker_state.type_checker, "tree", None)
+                module: str = tree.fullname if tree is not None else ""
+                where[f"{kind} hooks in " + ("backend modules" if module.startswith("pkg.") else
+                                             f"{module.partition('.')[0] or 'semantic analysis'} modules")] += 1
+                names[f"{kind} {fullname}"] += 1
                 start = time.process_time()
                 try:
                     return hook(ctx)  # type: ignore[operator]
                 finally:
                     spent["callbacks"] += time.process_time() - start
-            counted[hook] = wrapper
-        return counted[hook]
+            counted[(kind, fullname)] = wrapper
+        return counted[(kind, fullname)]
 
-    method, function, check_module = (
-        DeviceTypesPlugin.get_method_hook, DeviceTypesPlugin.get_function_hook, module_pass.check_module,
-    )
-    DeviceTypesPlugin.get_method_hook = lambda self, name: counting("method", method(self, name))  # type: ignore[method-assign,assignment,return-value]
-    DeviceTypesPlugin.get_function_hook = lambda self, name: counting("function", function(self, name))  # type: ignore[method-assign,assignment,return-value]
+    def lookup(name: str, kind: str | None) -> None:
+        original = getattr(DeviceTypesPlugin, name)
+
+        def wrapped(self: object, fullname: str) -> object:
+            lookups[name] += 1
+            hook = original(self, fullname)
+            return hook if kind is None else counting(kind, fullname, hook)
+
+        setattr(DeviceTypesPlugin, name, wrapped)
+
+    for name in [n for n in dir(DeviceTypesPlugin) if n.startswith("get_") and n.endswith("_hook")]:
+        lookup(name, {"get_method_hook": "method", "get_function_hook": "function",
+                      "get_type_analyze_hook": "type-analyze"}.get(name))
+    check_module = module_pass.check_module
 
     def timed_pass(*args: object) -> None:
         start = time.process_time()
@@ -232,9 +255,15 @@ def count_hooks(dispatch: str) -> str:
     out, _, status = api.run(["--config-file", "mypy-plugin.toml", "--cache-dir", str(cache), "-p", "pkg"])
     if status != 0:
         raise SystemExit(f"mypy failed:\n{out[-3000:]}")
-    return (f"per-{dispatch} dispatch: {calls['method']:,} method and {calls['function']:,} function hook calls; "
-            f"{spent['callbacks']:.2f} s CPU in the callbacks, {spent['pass']:.2f} s in the module pass, "
-            f"of {time.process_time() - start:.1f} s for the run")
+    lines = [
+        f"per-{dispatch} dispatch: {calls['method']:,} method, {calls['function']:,} function and "
+        f"{calls['type-analyze']:,} type-analyze hook calls; {spent['callbacks']:.2f} s CPU in the callbacks, "
+        f"{spent['pass']:.2f} s in the module pass, of {time.process_time() - start:.1f} s for the run",
+        "  where: " + "; ".join(f"{place} {n:,}" for place, n in where.most_common()),
+        "  most called: " + "; ".join(f"{name} {n:,}" for name, n in names.most_common(8)),
+        "  lookups: " + "; ".join(f"{name} {n:,}" for name, n in lookups.most_common()),
+    ]
+    return "\n".join(lines)
 
 
 def export(ref: str, dest: Path) -> Path:
