@@ -173,7 +173,10 @@ class HostVocabulary:
     #: MindSpore's ``x.asnumpy()``;
     #: not ``numpy_to_ptr``, which goes from numpy: a conversion).
     readback_patterns: tuple[str, ...] = (
-        r"(^|_)(to_|as)?numpy($|_(?!to_))|numpy_view|(^|_)to_(cpu|host)$|(^|_)d2h($|_)|dtoh",)
+        r"(^|_)(to_|as)?numpy($|_(?!to_))|numpy_view|(^|_)to_(cpu|host)$|(^|_)d2h($|_)|dtoh",
+        # JAX's ``device_get``, tinygrad's ``copyout``; a view of device memory mapped into the
+        # host (``x._host_view()``, ``enqueue_map_buffer``, ``map_host``): writes go to the tensor
+        r"(^|_)device_get$|(^|_)copyout(_bytes)?$|(^|_)host_(view|array)$|(^|_)map_(host|buffer)$",)
     #: Names of device-to-host copies: a callee, or a constant passed as a copy's kind.
     d2h_patterns: tuple[str, ...] = (r"d2h|dtoh|device_?to_?host",)
     #: ctypes/numpy views of raw memory: on a device pointer, a read of device data.
@@ -206,7 +209,9 @@ class HostVocabulary:
 
     # --- sinks: host data reaching a device ------------------------------------------------
     #: Helper names that upload their argument (``_from_numpy``, ``h2d``, ``upload``).
-    upload_patterns: tuple[str, ...] = (r"from_numpy|(^|_)h2d($|_)|htod|host_?to_?device|(^|_)upload",)
+    upload_patterns: tuple[str, ...] = (r"from_numpy|(^|_)h2d($|_)|htod|host_?to_?device|(^|_)upload",
+                                        # JAX's ``device_put``, tinygrad's ``copyin``, pyopencl's ``to_device``
+                                        r"(^|_)device_put$|(^|_)copyin$|(^|_)to_device$")
     #: Tensor constructors of a framework other than torch (``mindspore.tensor(arr)``): in a
     #: device backend they make a device tensor, so host data passed to them is uploaded.
     #: torch's own factories are the op-semantics table's (no ``device=``: a CPU tensor).

@@ -119,6 +119,7 @@ class LineMap:
             array_uploads=set(facts.array_uploads),
             maybe_uploaded_params=set(facts.maybe_uploaded_params),
             reads_into=set(facts.reads_into),
+            copy_params=set(facts.copy_params),
             created=[self.root(root) for root in facts.created],
             escaped={self.root(root) for root in facts.escaped},
             cpu_backend_calls=[(line(own, n), column, name) for n, column, name in facts.cpu_backend_calls],

@@ -430,6 +430,7 @@ class Analysis:
             maybe_uploads=frozenset(facts.maybe_uploaded_params),
             array_uploads=frozenset(facts.array_uploads),
             reads_into=frozenset(facts.reads_into),
+            copy_params=frozenset(facts.copy_params),
             cpu_test=facts.cpu_test,
             made_like=facts.made_like,
             true_when=facts.true_when,

@@ -57,6 +57,9 @@ class Summary:
     maybe_uploads: frozenset[int] = frozenset()
     #: Parameters (host buffers) that the function fills with device data (a D2H copy).
     reads_into: frozenset[int] = frozenset()
+    #: Parameters it passes to a copy we cannot see into (``Facts.copy_params``): a caller's
+    #: arguments there decide its direction, as for the copy itself.
+    copy_params: frozenset[int] = frozenset()
     #: The parameter whose being on the CPU the function returns (a predicate helper,
     #: ``_is_cpu(t)``): a caller's ``if _is_cpu(x):`` is a CPU guard of ``x``.
     cpu_test: int | None = None

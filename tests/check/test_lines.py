@@ -161,7 +161,7 @@ def test_every_field_of_the_facts_is_carried() -> None:
     callee = FunctionInfo("m", "g", "other.py", None, ("a",), None, None, 2, "hash")
     samples = {
         "returned": {root, LoopFilled("idx", 8, 4), Param(0)}, "sunk": [(root, Sink("upload"))], "uploaded_params": {0},
-        "array_uploads": {1}, "maybe_uploaded_params": {2}, "reads_into": {3}, "created": [root],
+        "array_uploads": {1}, "maybe_uploaded_params": {2}, "reads_into": {3}, "copy_params": {1, 2}, "created": [root],
         "escaped": {root}, "cpu_backend_calls": [(9, 0, "cpu_sort")], "indirect": [(10, 4, callee, path)],
         "callees": {("m", "g")}, "when": {root: ALWAYS}, "cpu_when": {(9, 0): ALWAYS},
         "returned_when": {root: NEVER}, "assumed": frozenset({Condition_Test(("p", 0, ("dtype",)), frozenset({"f32"}))}),
@@ -175,7 +175,7 @@ def test_every_field_of_the_facts_is_carried() -> None:
     moved_root = dataclasses.replace(root, line=12)
     assert carried == Facts(
         returned={moved_root, LoopFilled("idx", 13, 4), Param(0)}, sunk=[(moved_root, Sink("upload"))], uploaded_params={0},
-        array_uploads={1}, maybe_uploaded_params={2}, reads_into={3}, created=[moved_root], escaped={moved_root},
+        array_uploads={1}, maybe_uploaded_params={2}, reads_into={3}, copy_params={1, 2}, created=[moved_root], escaped={moved_root},
         cpu_backend_calls=[(14, 0, "cpu_sort")],
         indirect=[(15, 4, dataclasses.replace(callee, line=3), dataclasses.replace(path, line=4))],
         callees={("m", "g")}, when={moved_root: ALWAYS}, cpu_when={(14, 0): ALWAYS},

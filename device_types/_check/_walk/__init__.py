@@ -122,6 +122,7 @@ class Walk:
         statements.writes = calls.writes = project_calls.writes = expressions.writes = writes
         expressions.statements, expressions.calls = statements, calls
         calls.expressions, calls.project_calls = expressions, project_calls
+        project_calls.calls = calls
         statements.expressions = expressions
 
     def close(self) -> None:

@@ -170,7 +170,7 @@ class Calls(Part):
             # may also read like a readback: the upload is the one it is)
             return self.writes.sink(all_args, Sink("upload_with", f".{name}()"))
         if name in sem.READBACKS or self.vocab.readback_name.search(name) \
-                or (name in self.vocab.argless_readbacks and not node.args and not node.keywords and params(receiver)):
+                or (name in self.vocab.argless_readbacks and not node.args and params(receiver)):
             if is_host(receiver):
                 return receiver | all_args
             return self.recorder.readback(node, receiver, f'".{name}()"', codes.READBACK,
@@ -308,6 +308,10 @@ class Calls(Part):
             return EMPTY
         if dotted in self.vocab.scalar_decoders:  # struct.unpack("f", raw)[0]: Python scalars
             return as_scalar(all_args)
+        if self.vocab.device_copy.search(last) and last not in self.vocab.raw_copies:
+            copied = self.opaque_copy(node, dotted, list(node.args), args, env)
+            if copied is not None:
+                return copied
         if self.vocab.d2h_name.search(dotted):
             return self.d2h(node, dotted, env)
         if self.vocab.upload_name.search(last):
@@ -362,6 +366,10 @@ class Calls(Part):
                 return all_args | self.recorder.built(node, f'"{dotted}()" on the host')
             return all_args | host_operands(all_args) if is_host(all_args) else EMPTY
         if self.vocab.readback_name.search(last) and "dtype" not in last.lower():
+            if len(node.args) > 1:  # ``copy_to_host(buf, out)``: into the host buffer given
+                copied = self.opaque_copy(node, dotted, list(node.args), args, env)
+                if copied is not None:
+                    return copied
             first = args[0] if args else EMPTY
             if is_host(first):
                 return first
@@ -472,6 +480,35 @@ class Calls(Part):
                 args[index] = self.recorder.readback(node, args[index], shown(node), codes.READBACK)
                 read = read | args[index]
         return read
+
+    def opaque_copy(self, node: ast.Call, dotted: str, nodes: list[ast.expr], values: list[Value],
+                    env: dict[str, Value]) -> Value | None:
+        """A copy we cannot see into (``enqueue_copy(queue, dst, src)``, ``copy_to_host(buf, out)``),
+        its direction read from what it is given: into host memory (``np.empty``) from the op's
+        tensors, a device-to-host read that the buffer holds after it; from host data (read
+        back, built, the user's array) beside the op's tensors, an upload. Given only this
+        function's parameters, it copies between them (``Facts.copy_params``: its callers
+        decide). None where neither is known."""
+        short = dotted.rpartition(".")[2]
+        tensors = [v for n, v in zip(nodes, values) if params(v) and not is_host(v)]
+        memory = [n for n, v in zip(nodes, values) if base_name(n) is not None
+                  and any(isinstance(a, HostOnly) for a in v) and not roots(v)]
+        if memory and tensors:
+            read = self.recorder.readback(node, frozenset().union(*tensors), f'"{short}()" (device-to-host copy)',
+                                          codes.READBACK, copy=True)  # (host memory of its own: no view)
+            for destination in memory:
+                base = base_name(destination)
+                assert base is not None
+                env[base] = overwritten(env.get(base, EMPTY)) | read
+            return EMPTY
+        data = [v for v in values if is_host(v) or any(isinstance(a, (ArrayOf, FromInputs)) for a in v)]
+        if data and tensors:
+            for value in data:
+                self.writes.sink(value, Sink("h2d_copy", f"{short}()"))
+            return EMPTY
+        if values and all(params(v) and not is_host(v) for v in values if v):
+            self.facts.copy_params |= set().union(*(params(v) for v in values))
+        return None
 
     def d2h(self, node: ast.Call, dotted: str, env: dict[str, Value]) -> Value:
         """A device-to-host memcpy: its destination (first argument) now holds device data."""

@@ -32,6 +32,9 @@ class Facts:
     #: Parameters passed to a call that targets a device (``device=``): uploaded if host data.
     maybe_uploaded_params: set[int] = field(default_factory=set)
     reads_into: set[int] = field(default_factory=set)
+    #: Parameters passed to a copy we cannot see into, whose direction its callers' arguments
+    #: decide (``Calls.opaque_copy``: ``enqueue_copy(queue, dest, src)`` wrapping a native copy).
+    copy_params: set[int] = field(default_factory=set)
     created: list[Root] = field(default_factory=list)
     #: Read roots handed back through a parameter (a D2H copy into the caller's buffer).
     escaped: set[Root] = field(default_factory=set)

@@ -75,9 +75,19 @@ class Expressions(Part):
         outer = self.state.path
         try:
             value: Value = EMPTY
+            narrowed = self.state.classes_tested(node.test)
             for side, when in ((node.body, when_true), (node.orelse, when_false)):
                 self.state.path = conjoin(outer, when)
-                taken = self.expr(side, env)
+                known = {name: self.state.instances.get(name) for name in narrowed} if side is node.body else {}
+                self.state.instances.update(narrowed if side is node.body else {})
+                try:
+                    taken = self.expr(side, env)
+                finally:
+                    for name, before in known.items():
+                        if before is None:
+                            self.state.instances.pop(name, None)
+                        else:
+                            self.state.instances[name] = before
                 if self.state.path != NEVER or outer == NEVER:  # a side that cannot run gives nothing
                     value = value | taken
             return value

@@ -20,6 +20,7 @@ from .syntax import argument_node, base_name, constructs, is_class_ref, metadata
 
 
 if TYPE_CHECKING:
+    from .calls import Calls
     from .recorder import Recorder
     from .writes import Writes
 
@@ -29,6 +30,7 @@ class ProjectCalls(Part):
     expr: Callable[[ast.expr | None, dict[str, Value]], Value]
     recorder: Recorder
     writes: Writes
+    calls: Calls
 
     def project_call(self, node: ast.Call, callee: FunctionInfo, args: list[Value], kwargs: dict[str | None, Value],
                      env: dict[str, Value], receiver: ast.expr | None) -> Value:
@@ -68,6 +70,11 @@ class ProjectCalls(Part):
                 return wrapped(frozenset().union(*args, *kwargs.values())) if args or kwargs else EMPTY
             return EMPTY if on_device else host_operands_of((*args, *kwargs.values()))
         bound = bind_arguments(callee, node, args, kwargs, receiver, env, self.expr)
+        if summary.copy_params:  # a wrapper of a copy we cannot see into: what it is given decides
+            positions = sorted(summary.copy_params)
+            nodes = [argument_node(callee, node, index) for index in positions]
+            picked = [(n, bound.get(index, EMPTY)) for n, index in zip(nodes, positions) if n is not None]
+            self.calls.opaque_copy(node, callee.qualname, [n for n, _ in picked], [v for _, v in picked], env)
         # host data the summary does not account for (not returned as it is, uploaded or read
         # into) the callee computes with where it is: its result is host data too
         consumed = summary.returns_param | summary.returns_read_of | summary.uploads | summary.array_uploads \

@@ -116,6 +116,21 @@ class WalkState:
             return None
         return self.resolver.constant(self.info, name)
 
+    def classes_tested(self, test: ast.expr) -> dict[str, str]:
+        """The names ``test`` holds to be instances of a class, by the class's dotted name
+        (``isinstance(x, DeviceArray)``, in an ``and`` too): where it is true, ``x.device_get()``
+        is that class's method."""
+        found: dict[str, str] = {}
+        tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+        for one in tests:
+            if isinstance(one, ast.Call) and isinstance(one.func, ast.Name) and one.func.id == "isinstance" \
+                    and len(one.args) == 2 and isinstance(one.args[0], ast.Name) \
+                    and isinstance(one.args[1], (ast.Name, ast.Attribute)):
+                dotted = self.resolver.resolve(self.info, self.scope, one.args[1])
+                if dotted is not None:
+                    found[one.args[0].id] = dotted
+        return found
+
     def test(self, test: ast.expr) -> tuple[Condition, Condition]:
         """When ``test`` holds and when it does not, over the parameters (``_guards``). An
         ``if``'s test is read for its arms and again for the rest of its block (and a loop's

@@ -121,7 +121,8 @@ class Statements(Part):
             try:
                 guard = host_guard(node.test, self.state.constant) or self.predicate_guard(node.test)
                 self.branches([node.body, node.orelse], env, guard,
-                              [conjoin(self.state.path, when_true), conjoin(self.state.path, when_false)])
+                              [conjoin(self.state.path, when_true), conjoin(self.state.path, when_false)],
+                              self.state.classes_tested(node.test))
             finally:
                 self.state.control = outer
         elif isinstance(node, ast.While):
@@ -234,10 +235,12 @@ class Statements(Part):
         return False
 
     def branches(self, arms: list[list[ast.stmt]], env: dict[str, Value],
-                 guard: tuple[str, int] | None = None, paths: list[Condition] | None = None) -> None:
+                 guard: tuple[str, int] | None = None, paths: list[Condition] | None = None,
+                 classes: dict[str, str] | None = None) -> None:
         """Walk each arm from the same state and join. ``guard`` = (name, arm index): in that
         arm the tensor ``name`` is known to be on the CPU (``if x.device.type == "cpu":``).
-        ``paths``: the condition each arm runs under (default: the current one)."""
+        ``paths``: the condition each arm runs under (default: the current one); ``classes``:
+        what the first arm holds names to be instances of (``isinstance``)."""
         results = []
         outer = self.state.path
         for index, arm in enumerate(arms):
@@ -245,7 +248,15 @@ class Statements(Part):
             if guard is not None and guard[1] == index:
                 branch_env[guard[0]] = branch_env.get(guard[0], EMPTY) | frozenset({GUARDED_CPU})
             self.state.path = paths[index] if paths is not None else outer
+            narrowing = classes if classes and index == 0 else {}
+            known = {name: self.state.instances.get(name) for name in narrowing}
+            self.state.instances.update(narrowing)  # ``if isinstance(x, C):``: x's methods are C's in the arm
             self.block(arm, branch_env)
+            for name, before in known.items():
+                if before is None:
+                    self.state.instances.pop(name, None)
+                else:
+                    self.state.instances[name] = before
             self.state.path = outer
             unreached = paths is not None and paths[index] == NEVER and outer != NEVER
             # an arm that raises or returns does not reach the join, nor one that cannot run

@@ -249,10 +249,14 @@ def targets_device(node: ast.Call, constant: ConstantLookup = no_constants) -> b
         if keyword.arg == sem.DEVICE_PARAMETER:
             return not is_cpu_literal(keyword.value, constant)
     for arg in node.args:
+        if isinstance(arg, ast.Call) and not arg.args:  # ``x.device()``: a device as a method's result
+            arg = arg.func
         if isinstance(arg, ast.Attribute) and arg.attr == sem.DEVICE_PARAMETER:
             return True
         if isinstance(arg, ast.Name) and arg.id == sem.DEVICE_PARAMETER:
             return True
+        if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == sem.DEVICE_PARAMETER:
+            return True  # what names a device (``device.platform, device.id``)
     return False
 
 
