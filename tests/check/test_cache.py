@@ -233,3 +233,21 @@ def test_a_woken_module_whose_file_is_gone_is_parsed_and_checked(tree: Path) -> 
     woken = check_paths(["."], config)
     cold = check_paths(["."], config, use_cache=False)
     assert shape(woken) == shape(cold) and woken.functions == cold.functions
+
+
+def test_a_field_of_the_wrong_type_is_named_when_its_class_is_first_read() -> None:
+    """A class's test is made when an instance of it is first read, and a value that fails it
+    is a ``CodecError`` naming the field (``_codec``); the same instance with the right types
+    reads back."""
+    from device_types._check._codec import CodecError, Encoder, dumps, loads
+    from device_types._finding import Hop
+
+    good = Hop("fw/ops.py", 12, 4, "f", "g()")
+    data = dumps([good], Encoder())
+    body, _ = loads(data)
+    assert body == [good]
+    magic, header, line = data.split(b"\n", 2)
+    bad = line.replace(b'"fw/ops.py",12', b'"fw/ops.py","12"')
+    assert bad != line
+    with pytest.raises(CodecError, match=r"Hop\.line has the wrong type"):
+        loads(b"\n".join([magic, header, bad]))
