@@ -457,9 +457,17 @@ class Decoder:
 
         def hook(obj: dict[str, Any]) -> object:
             (tag, body), = obj.items()  # anything but one tag: ValueError, a miss
-            if type(body) is list:
+            if type(body) is list:  # the tags in the order of how often a module's file holds them
+                if tag == "s":
+                    return set(body)
                 if tag == "t":
                     return tuple(body)
+                if tag == "d":
+                    if not body:
+                        return {}
+                    if len(body) % 2:
+                        raise CodecError("a dict with an odd number of items")
+                    return dict(zip(body[::2], body[1::2]))
                 if tag == "c" or tag == "a":
                     index = body[0] if body else None
                     if type(index) is not int or not 0 <= index < count:
@@ -487,12 +495,6 @@ class Decoder:
                     if not frozen[index]:  # a frozen value is never referred to by number
                         built.append(instance)
                     return instance
-                if tag == "s":
-                    return set(body)
-                if tag == "d":
-                    if len(body) % 2:
-                        raise CodecError("a dict with an odd number of items")
-                    return dict(zip(body[::2], body[1::2]))
                 if tag == "f":
                     return frozenset(body)
             elif type(body) is int:
