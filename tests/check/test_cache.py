@@ -251,3 +251,35 @@ def test_a_field_of_the_wrong_type_is_named_when_its_class_is_first_read() -> No
     assert bad != line
     with pytest.raises(CodecError, match=r"Hop\.line has the wrong type"):
         loads(b"\n".join([magic, header, bad]))
+
+
+def test_an_edited_module_keeps_the_findings_of_its_functions_the_edit_left_alone(
+        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """An edit in ``stable_topk`` (a line rewritten, then one inserted below ``topk``) computes
+    that function's findings again; ``topk``, whose record is kept as the cache held it,
+    keeps its finding from the cache, and the run prints what a cold check prints."""
+    from device_types._check import _pipeline
+
+    config, first, _ = topk_found(tree)
+    computed: list[str] = []
+    real = _pipeline.findings_for
+
+    def finding(results: list, *args: object) -> object:
+        results = list(results)
+        computed.extend(r.info.qualname for r in results if r.info.module == "fw._backends.mps.ops")
+        return real(results, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_pipeline, "findings_for", finding)
+    ops = tree / "fw/_backends/mps/ops.py"
+    topk = [f for f in first.findings if f.function == "topk"]
+    assert topk
+    for old, new in (("stable=True)[:k]", "stable=True)[:k + 0]"),
+                     ("    return sorting.sort(a, stable=True)", "    k = k\n    return sorting.sort(a, stable=True)")):
+        edit(ops, old, new)
+        computed.clear()
+        cached = check_paths(["."], config)
+        assert computed == ["stable_topk"]
+        assert [f for f in cached.findings if f.function == "topk"] == topk
+        computed.clear()
+        assert shape(cached) == shape(check_paths(["."], config, use_cache=False))
+        assert "topk" in computed  # the cold run computes it (the test sees the rules' calls)
