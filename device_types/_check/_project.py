@@ -448,9 +448,15 @@ class Project:
         if given is not None:
             raw, stamp = given, _text_stamp(given)
         else:
-            raw, why, stamp = read_source(path)
-            if why is not None:
-                group.append(SourceProblem(self.display(path), 0, why))
+            # a file stamped this run as the one the cache outlined (left unopened, then woken)
+            # is not read again: its outline is the cached one
+            raw, stamp = None, self._stamps.get(path, (0, 0))
+            cached = self._cached.get(name)
+            if cached is None or cached.path != path or cached.stamp != stamp or stamp == (0, 0):
+                raw, why, stamp = read_source(path)
+                if why is not None:
+                    group.append(SourceProblem(self.display(path), 0, why))
+                self._stamps[path] = stamp
         cached = self._cached.get(name)
         if cached is not None and cached.path == path and cached.stamp == stamp and stamp != (0, 0):
             self.modules[name] = cached

@@ -6,6 +6,7 @@ prints what a cold check prints."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -283,3 +284,26 @@ def test_an_edited_module_keeps_the_findings_of_its_functions_the_edit_left_alon
         computed.clear()
         assert shape(cached) == shape(check_paths(["."], config, use_cache=False))
         assert "topk" in computed  # the cold run computes it (the test sees the rules' calls)
+
+
+
+def test_a_recheck_reads_each_unchanged_file_once(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """An unchanged file is read and hashed for its stamp when the run leaves it unopened; a
+    walk that asks later whether it changed gets that stamp (``Project.stamp``), not a second
+    read. (The edited file is read twice: for its stamp, then for its text.)"""
+    from device_types._check import _project
+
+    config, _, sorting = topk_found(tree)
+    read: list[str] = []
+    real = _project.read_source
+
+    def reading(path: str) -> tuple[bytes | None, str | None, tuple[int, int]]:
+        read.append(os.path.abspath(path))
+        return real(path)
+
+    monkeypatch.setattr(_project, "read_source", reading)
+    edit(sorting, "return a.sort()", "return a.sort(stable=True)")
+    check_paths(["."], config)
+    others = [path for path in read if path != str(sorting)]
+    assert others and len(others) == len(set(others)), sorted(p for p in others if others.count(p) > 1)
+    assert str(tree / "fw/_backends/mps/ops.py") in others  # woken by the edit's new summary: stamped, not read again
