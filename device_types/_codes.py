@@ -25,6 +25,8 @@ FRONT_ENDS: Final = (PLUGIN, CHECK, AUDIT)
 
 @dataclass(frozen=True)
 class Code:
+    """One error code of the registry: its name, its front ends, its messages and its explanation."""
+
     name: str
     front_ends: tuple[str, ...]
     #: One line: what the code means (mypy's ``ErrorCode`` description, SARIF ``shortDescription``).

@@ -104,6 +104,8 @@ class CheckConfig:
 
 @dataclass(frozen=True)
 class Config:
+    """The ``[tool.device_types]`` settings (``load_config``), with their defaults."""
+
     #: Dotted module prefix -> device type ("mps", "cuda", "npu", "xpu").
     backends: dict[str, str] = field(default_factory=dict)
     #: Path of the known-kernel-issues document, relative to ``root``.

@@ -28,6 +28,8 @@ class Hop:
 
 @dataclass(frozen=True, order=True)
 class Finding:
+    """One finding of any front end: where, which code, its message (ordered by path, then line)."""
+
     path: str
     line: int
     #: 0-based; None where the front end knows only the line (the audit).

@@ -47,6 +47,8 @@ class CopyApi:
 
 @dataclass(frozen=True)
 class HostVocabulary:
+    """The names and patterns that tell the check what is host computation, a readback, an upload."""
+
     # --- host computation ---------------------------------------------------------------
     #: Modules whose functions compute on the host (their results are host data).
     host_modules: frozenset[str] = frozenset({

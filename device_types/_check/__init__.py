@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from .._config import Config, infer_backends
 from .._finding import Finding
 from . import _pipeline as pipeline
-from ._project import Module, Project, SourceProblem, discover, file_stamp, module_name_for
+from ._project import Module, Project, SourceProblem, discover, module_name_for
 from ._records import Deferred
 from ._solver import Analysis
 
@@ -30,6 +30,8 @@ __all__ = ["CheckResult", "Finding", "check_paths", "infer_backends", "main"]
 
 @dataclass
 class CheckResult:
+    """What ``check_paths`` found: the findings, the files not analysed, and the counts."""
+
     findings: list[Finding]
     problems: list[SourceProblem]
     files: int
@@ -110,7 +112,7 @@ def _opened_or_deferred(located: list[tuple[str, str, str]], project: Project, c
     modules = []
     for path, root, name in located:
         project.add_root(root)
-        entry = _unchanged(cache, name, path, key)
+        entry = _unchanged(cache, name, path, key, project)
         if entry is not None:
             deferred[name] = (entry.path, entry.saw, entry.looked, entry.checked)
         else:
@@ -118,14 +120,15 @@ def _opened_or_deferred(located: list[tuple[str, str, str]], project: Project, c
     return modules, deferred
 
 
-def _unchanged(cache: _cache.CacheData | None, name: str, path: str, key: object) -> _cache.ModuleEntry | None:
+def _unchanged(cache: _cache.CacheData | None, name: str, path: str, key: object,
+               project: Project) -> _cache.ModuleEntry | None:
     """The cache's entry for ``name`` when its file is the one the entry describes and its
     findings were computed for ``key`` (the host-sync option and the backends)."""
     entry = cache.entries.get(name) if cache is not None else None
     if entry is None or entry.findings is None or entry.findings[0] != key:
         return None
     path = os.path.abspath(path)
-    return entry if entry.path == path and entry.stamp == file_stamp(path) and entry.stamp != (0, 0) else None
+    return entry if entry.path == path and entry.stamp == project.stamp(path) and entry.stamp != (0, 0) else None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -89,6 +89,8 @@ class ModuleEntry:
 
 @dataclass
 class _Index:
+    """The index file as read: each module's entry, and when names and summaries last changed."""
+
     fingerprint: str
     entries: dict[str, ModuleEntry]
     #: The last run's number, and when each name and summary last changed (``RunTokens``).

@@ -236,7 +236,7 @@ class Encoder:
         self._constant_ids: dict[int, int] = {}
         self._by_identity = {id(v): k for k, v in _constants().items()}
         if seed is not None:
-            for cls, _, _ in seed.classes:
+            for cls, _ in seed.classes:
                 self._class_id(cls)
             table = _constants()
             for value in seed.constants:
@@ -377,11 +377,12 @@ class Decoder:
         if not isinstance(head, dict) or not isinstance(head.get("classes"), list) \
                 or not isinstance(head.get("constants"), list):
             raise CodecError("bad header")
-        self.classes: list[tuple[type, tuple[str, ...], tuple[Check, ...]]] = [
-            self._class(name) for name in head["classes"]]
-        self._frozen = [_is_frozen(cls) for cls, _, _ in self.classes]
-        self._validators = [_VALIDATORS.get(cls) or _VALIDATORS.setdefault(cls, _validator(cls, names))
-                            for cls, names, _ in self.classes]
+        self.classes: list[tuple[type, tuple[str, ...]]] = [self._class(name) for name in head["classes"]]
+        self._frozen = [_is_frozen(cls) for cls, _ in self.classes]
+        #: Each class's test, made when an instance of it is first read (a file names classes
+        #: that the documents a run reads may never hold; making a test costs a compile)
+        self._validators: list[Callable[[list[object]], bool] | None] = [_VALIDATORS.get(cls)
+                                                                           for cls, _ in self.classes]
         table = _constants()
         self.constants: list[object] = []
         for name in head["constants"]:
@@ -416,7 +417,7 @@ class Decoder:
         return self._shared.setdefault(value, value)
 
     @staticmethod
-    def _class(name: object) -> tuple[type, tuple[str, ...], tuple[Check, ...]]:
+    def _class(name: object) -> tuple[type, tuple[str, ...]]:
         if not isinstance(name, str) or ":" not in name:
             raise CodecError(f"bad class name {name!r}")
         module_name, _, qualname = name.partition(":")
@@ -429,7 +430,7 @@ class Decoder:
         names = _fields(cls) if isinstance(cls, type) else None
         if cls is None or names is None:
             raise CodecError(f"class {name!r} is not one the cache stores")
-        return cls, names, _checks(cls, names)
+        return cls, names
 
     def decode(self, text: str | bytes) -> object:
         """One JSON text (the body, a document, a text inside one) back to its value."""
@@ -448,25 +449,38 @@ class Decoder:
         classes, constants, frozen, validators = self.classes, self.constants, self._frozen, self._validators
 
         count = len(classes)
-        sizes = [len(names) + 1 for _, names, _ in classes]
-        is_ast = [issubclass(cls, ast.AST) for cls, _, _ in classes]
+        sizes = [len(names) + 1 for _, names in classes]
+        is_ast = [issubclass(cls, ast.AST) for cls, _ in classes]
         # a dataclass with an instance dict gets its fields as __init__ sets them, all at once
         with_dict = [not ast_class and getattr(cls, "__dictoffset__", 0) != 0
-                     for (cls, _, _), ast_class in zip(classes, is_ast)]
+                     for (cls, _), ast_class in zip(classes, is_ast)]
 
         def hook(obj: dict[str, Any]) -> object:
             (tag, body), = obj.items()  # anything but one tag: ValueError, a miss
-            if type(body) is list:
+            if type(body) is list:  # the tags in the order of how often a module's file holds them
+                if tag == "s":
+                    return set(body)
                 if tag == "t":
                     return tuple(body)
+                if tag == "d":
+                    if not body:
+                        return {}
+                    if len(body) % 2:
+                        raise CodecError("a dict with an odd number of items")
+                    return dict(zip(body[::2], body[1::2]))
                 if tag == "c" or tag == "a":
                     index = body[0] if body else None
                     if type(index) is not int or not 0 <= index < count:
                         raise CodecError("an instance of an unknown class")
-                    cls, names, checks = classes[index]
+                    cls, names = classes[index]
                     if len(body) != sizes[index] or (tag == "a") != is_ast[index]:
                         raise CodecError(f"{cls.__qualname__} with {len(body) - 1} fields")
-                    if not validators[index](body):
+                    valid = validators[index]
+                    if valid is None:
+                        valid = validators[index] = _VALIDATORS.get(cls) or _VALIDATORS.setdefault(
+                            cls, _validator(cls, names))
+                    if not valid(body):
+                        checks = _checks(cls, names)
                         bad = next((n for n, c, v in zip(names, checks, body[1:]) if not c(v)), "a field")
                         raise CodecError(f"{cls.__qualname__}.{bad} has the wrong type")
                     # ast.AST.__new__ is ast's own (C); a dataclass gets object's: no method of ours runs
@@ -481,12 +495,6 @@ class Decoder:
                     if not frozen[index]:  # a frozen value is never referred to by number
                         built.append(instance)
                     return instance
-                if tag == "s":
-                    return set(body)
-                if tag == "d":
-                    if len(body) % 2:
-                        raise CodecError("a dict with an odd number of items")
-                    return dict(zip(body[::2], body[1::2]))
                 if tag == "f":
                     return frozenset(body)
             elif type(body) is int:

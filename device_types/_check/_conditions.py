@@ -61,6 +61,8 @@ Value = Union[str, int, float, bool, None, Sym]
 
 @dataclass(frozen=True)
 class Test:
+    """A test of one subject against literal values (or of its truth), or its negation."""
+
     subject: Subject
     #: The literal values tested (``None`` for a truth test).
     values: frozenset[Value] | None

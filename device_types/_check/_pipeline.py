@@ -76,7 +76,10 @@ def module_findings(given: list[str], results: list[FunctionResult], analysis: A
                     key: object = None) -> tuple[list[Finding], dict[str, tuple[object, list[Finding]]]]:
     """The rules' findings, module by module: a module whose functions were all kept as
     ``held`` has them (none walked or moved, its text the same, found for ``key``); the
-    others are computed, and returned apart too (what a cache keeps)."""
+    others are computed, and returned apart too (what a cache keeps). In a module computed
+    again (an edit in one of its functions), a function whose record was kept as the cache
+    held it keeps its findings of ``held``: they were found from that record, on lines that
+    did not change (silenced again on the current text with the others)."""
     by_module: dict[str, list[FunctionResult]] = {name: [] for name in given}  # a module with no function too
     for result in results:
         by_module.setdefault(result.info.module, []).append(result)
@@ -84,10 +87,15 @@ def module_findings(given: list[str], results: list[FunctionResult], analysis: A
     fresh: dict[str, tuple[object, list[Finding]]] = {}
     for name, group in by_module.items():
         kept = held.get(name) if held is not None else None
-        if kept is not None and kept[0] == key and name not in project.changed and all(r.kept for r in group):
-            found.extend(kept[1])
-            continue
-        computed = findings_for(group, analysis, project, host_sync)
+        if kept is not None and kept[0] == key:
+            if name not in project.changed and all(r.kept for r in group):
+                found.extend(kept[1])
+                continue
+            unchanged = {r.info.qualname for r in group if r.kept}
+            earlier = [f for f in kept[1] if f.function in unchanged]
+            computed = findings_for([r for r in group if not r.kept], analysis, project, host_sync, earlier)
+        else:
+            computed = findings_for(group, analysis, project, host_sync)
         found.extend(computed)
         fresh[name] = (key, computed)
     return found, fresh

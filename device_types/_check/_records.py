@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from ._codec import CodecError
 from ._walk import Facts
 from ._summary import EMPTY_SUMMARY, Summary
 
@@ -123,8 +124,6 @@ class FunctionRecord:
         """The facts; a stored document that does not read back as ``Facts`` raises
         ``_codec.CodecError`` (the check then runs again without the cache)."""
         if self._facts is None:
-            from ._codec import CodecError
-
             if self._decoder is None:
                 raise CodecError("a record without facts")
             facts = self._decoder.document(self._facts_doc)
@@ -137,8 +136,6 @@ class FunctionRecord:
         """Decode the core document: ``[summary, [module, qualname, summary, ...], [module,
         [name, ...], ...]]`` (flat lists: no tag to decode for each key and name; each
         summary a text of its own, decoded once per file: ``_summary_text``)."""
-        from ._codec import CodecError
-
         decoder = self._decoder
         if decoder is None:
             raise CodecError("a record without its summaries")
@@ -215,8 +212,6 @@ def _summary_text(encoder: Encoder, summary: Summary) -> str:
 
 
 def _summary_of(decoder: Decoder, text: object) -> Summary:
-    from ._codec import CodecError
-
     if text == "":
         return EMPTY_SUMMARY
     summary = decoder.text(text)

@@ -45,6 +45,8 @@ def root_order(root: Root) -> tuple[object, ...]:
 
 @dataclass(frozen=True)
 class FunctionResult:
+    """One analysed function: its outline, its summary and its facts."""
+
     info: FunctionInfo
     summary: Summary
     #: The walk's facts, or the cached record that holds them (kept as it was).

@@ -29,6 +29,8 @@ class FallbackPath:
 
 @dataclass(frozen=True)
 class Summary:
+    """What a function's callers see of it: host data returned, parameters read back, fallbacks."""
+
     #: Parameters whose device data the function reads back and returns as host data.
     returns_read_of: frozenset[int] = frozenset()
     #: When each of ``returns_read_of`` is returned, over the parameters, where that is not

@@ -6,6 +6,7 @@ prints what a cold check prints."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -233,3 +234,76 @@ def test_a_woken_module_whose_file_is_gone_is_parsed_and_checked(tree: Path) -> 
     woken = check_paths(["."], config)
     cold = check_paths(["."], config, use_cache=False)
     assert shape(woken) == shape(cold) and woken.functions == cold.functions
+
+
+def test_a_field_of_the_wrong_type_is_named_when_its_class_is_first_read() -> None:
+    """A class's test is made when an instance of it is first read, and a value that fails it
+    is a ``CodecError`` naming the field (``_codec``); the same instance with the right types
+    reads back."""
+    from device_types._check._codec import CodecError, Encoder, dumps, loads
+    from device_types._finding import Hop
+
+    good = Hop("fw/ops.py", 12, 4, "f", "g()")
+    data = dumps([good], Encoder())
+    body, _ = loads(data)
+    assert body == [good]
+    magic, header, line = data.split(b"\n", 2)
+    bad = line.replace(b'"fw/ops.py",12', b'"fw/ops.py","12"')
+    assert bad != line
+    with pytest.raises(CodecError, match=r"Hop\.line has the wrong type"):
+        loads(b"\n".join([magic, header, bad]))
+
+
+def test_an_edited_module_keeps_the_findings_of_its_functions_the_edit_left_alone(
+        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """An edit in ``stable_topk`` (a line rewritten, then one inserted below ``topk``) computes
+    that function's findings again; ``topk``, whose record is kept as the cache held it,
+    keeps its finding from the cache, and the run prints what a cold check prints."""
+    from device_types._check import _pipeline
+
+    config, first, _ = topk_found(tree)
+    computed: list[str] = []
+    real = _pipeline.findings_for
+
+    def finding(results: list, *args: object) -> object:
+        results = list(results)
+        computed.extend(r.info.qualname for r in results if r.info.module == "fw._backends.mps.ops")
+        return real(results, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_pipeline, "findings_for", finding)
+    ops = tree / "fw/_backends/mps/ops.py"
+    topk = [f for f in first.findings if f.function == "topk"]
+    assert topk
+    for old, new in (("stable=True)[:k]", "stable=True)[:k + 0]"),
+                     ("    return sorting.sort(a, stable=True)", "    k = k\n    return sorting.sort(a, stable=True)")):
+        edit(ops, old, new)
+        computed.clear()
+        cached = check_paths(["."], config)
+        assert computed == ["stable_topk"]
+        assert [f for f in cached.findings if f.function == "topk"] == topk
+        computed.clear()
+        assert shape(cached) == shape(check_paths(["."], config, use_cache=False))
+        assert "topk" in computed  # the cold run computes it (the test sees the rules' calls)
+
+
+
+def test_a_recheck_reads_each_unchanged_file_once(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """An unchanged file is read and hashed for its stamp when the run leaves it unopened; a
+    walk that asks later whether it changed gets that stamp (``Project.stamp``), not a second
+    read. (The edited file is read twice: for its stamp, then for its text.)"""
+    from device_types._check import _project
+
+    config, _, sorting = topk_found(tree)
+    read: list[str] = []
+    real = _project.read_source
+
+    def reading(path: str) -> tuple[bytes | None, str | None, tuple[int, int]]:
+        read.append(os.path.abspath(path))
+        return real(path)
+
+    monkeypatch.setattr(_project, "read_source", reading)
+    edit(sorting, "return a.sort()", "return a.sort(stable=True)")
+    check_paths(["."], config)
+    others = [path for path in read if path != str(sorting)]
+    assert others and len(others) == len(set(others)), sorted(p for p in others if others.count(p) > 1)
+    assert str(tree / "fw/_backends/mps/ops.py") in others  # woken by the edit's new summary: stamped, not read again

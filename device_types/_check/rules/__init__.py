@@ -44,11 +44,12 @@ RULES: tuple[ModuleType, ...] = _rules()
 
 
 def findings_for(results: Iterable[FunctionResult], analysis: Analysis, project: Project,
-                 host_sync: bool) -> list[Finding]:
+                 host_sync: bool, earlier: Iterable[Finding] = ()) -> list[Finding]:
     """The findings of the backend functions among ``results``: the codes on by default, and
-    ``device-host-sync`` too when ``host_sync``."""
+    ``device-host-sync`` too when ``host_sync``; with ``earlier`` (the findings of the
+    module's other functions, from the cache), those not silenced on their line, all sorted."""
     rules = [r for r in RULES if _codes.BY_NAME[r.CODE].default_enabled or (host_sync and r.CODE == _codes.HOST_SYNC.name)]
-    found: list[Finding] = []
+    found: list[Finding] = list(earlier)
     for result in results:
         function = FunctionFacts.of(result, analysis, project)
         if function is None:

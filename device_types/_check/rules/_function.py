@@ -19,6 +19,8 @@ from .._walk import Facts
 
 @dataclass
 class FunctionFacts:
+    """What a rule reads of one backend function: its facts, its project and its device."""
+
     info: FunctionInfo
     facts: Facts
     project: Project
