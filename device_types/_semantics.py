@@ -347,6 +347,9 @@ NUMPY_BRIDGES: Final[frozenset[str]] = frozenset({"from_numpy"})
 
 #: Name of the parameter that selects a device in factories and transfers.
 DEVICE_PARAMETER: Final = "device"
+#: Attributes of a device that name its kind (``x.device.type``; JAX's ``x.device().platform``):
+#: compared with ``"cpu"``, a test that the tensor is on the host.
+DEVICE_TYPE_ATTRIBUTES: Final[frozenset[str]] = frozenset({"type", "platform"})
 
 #: Tensor members that Python and numpy data lack: a parameter read through one of them is a
 #: tensor (``a.to(x.device)``, ``a.new_empty(n)``), so numpy given it reads the tensor's data

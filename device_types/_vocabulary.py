@@ -179,6 +179,8 @@ class HostVocabulary:
         # JAX's ``device_get``, tinygrad's ``copyout``; a view of device memory mapped into the
         # host (``x._host_view()``, ``enqueue_map_buffer``, ``map_host``): writes go to the tensor
         r"(^|_)device_get$|(^|_)copyout(_bytes)?$|(^|_)host_(view|array)$|(^|_)map_(host|buffer)$",)
+    #: Attributes (properties) that are a tensor's data on the host: JAX's ``x._npy_value``.
+    readback_attributes: frozenset[str] = frozenset({"_npy_value"})
     #: Names of device-to-host copies: a callee, or a constant passed as a copy's kind.
     d2h_patterns: tuple[str, ...] = (r"d2h|dtoh|device_?to_?host",)
     #: ctypes/numpy views of raw memory: on a device pointer, a read of device data.

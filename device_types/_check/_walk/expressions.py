@@ -102,6 +102,8 @@ class Expressions(Part):
             step = storage_step(node.attr, value, self.vocab)
             if step is not None:
                 return self.recorder.readback(node, step[0], None, codes.READBACK) if step[1] else step[0]
+        if node.attr in self.vocab.readback_attributes and params(value) and not is_host(value):
+            return self.recorder.readback(node, value, f'".{node.attr}"', codes.READBACK, copy=True)
         return value
 
     def expr_BinOp(self, node: ast.BinOp, env: dict[str, Value]) -> Value:

@@ -16,7 +16,7 @@ from .._values import EMPTY, Root, Value, as_scalar, host_operands_of, is_host, 
 from .events import Sink
 from .recorder import on_the_cpu
 from .state import Part
-from .syntax import argument_node, base_name, constructs, is_class_ref, metadata_of, targets_device
+from .syntax import argument_node, base_name, constructs, is_class_ref, metadata_of, names_cpu, targets_device
 
 
 if TYPE_CHECKING:
@@ -37,6 +37,12 @@ class ProjectCalls(Part):
         self.facts.callees.add(callee.key)
         if self.state.loops:  # (host_addressed looks at loops alone: no union of the arguments outside them)
             self.writes.host_addressed(callee.short, frozenset().union(*args, *kwargs.values()))
+        if names_cpu(node, self.state.constant) and not self.resolver.is_cpu_backend(callee.module):
+            # ``device_put(x, device=cpu)``: the framework's transfer of the op's tensor to the CPU
+            data = self.data_argument(callee, args, kwargs)
+            summary = self.resolver.summary(callee)
+            if params(data) and not is_host(data) and 0 not in summary.metadata_params:
+                return self.recorder.readback(node, data, f'"{callee.short}()" to the CPU', codes.CPU_TARGET, copy=True)
         # a call that names a device as its target (``from_numpy(arr, a.device)``) makes its
         # result there: what it is given is uploaded, not computed with on the host
         on_device = targets_device(node, self.state.constant)
@@ -48,8 +54,7 @@ class ProjectCalls(Part):
             for root in self.recorder.loop_roots(self.data_argument(callee, args, kwargs)):
                 self.recorder.upload(root, Sink("upload_by", f"{callee.short}()"))
         given = params(frozenset().union(*args, *kwargs.values()))
-        if self.resolver.is_cpu_backend(callee.module) \
-                and not (given and all(on_the_cpu(self.state.path, index) for index in given)):
+        if self.resolver.is_cpu_backend(callee.module) and not self.given_on_the_cpu(given):
             # (under a CPU guard, ``if a.device.type == "cpu": cpu_ops.erf(a)``, it gets host data)
             self.facts.cpu_backend_calls.append((node.lineno, node.col_offset, callee.qualname))
             site = (node.lineno, node.col_offset)
@@ -151,6 +156,16 @@ class ProjectCalls(Part):
                 sources = self.writes.addressed([a for a in node.args if a is not argument_node(callee, node, index)], env)
                 env[base] = overwritten(current) | self.recorder.readback(node, sources, None, codes.READBACK)
         return result
+
+    def given_on_the_cpu(self, given: set[int]) -> bool:
+        """Under a CPU guard (``if a.device.type == "cpu": cpu_ops.erf(a)``, JAX's
+        ``x.device().platform == "cpu"``), the tensors a call is given are on the host: those the
+        path has on the CPU, and no other parameter the body uses as a tensor (``axis=axis``
+        passed beside is no tensor)."""
+        on_cpu = {index for index in given if on_the_cpu(self.state.path, index)}
+        names = parameter_names(self.info)
+        tensors = self.state.guards.tensor_params if self.state.guards is not None else frozenset()
+        return bool(on_cpu) and not any(index < len(names) and names[index] in tensors for index in given - on_cpu)
 
     def feasible(self, when: Condition) -> Condition:
         """``when`` less the ways in that contradict what a predicate held true there says of its

@@ -166,7 +166,9 @@ def on_the_cpu(path: Condition, index: int) -> bool:
     """Whether every way ``path`` holds has parameter ``index``'s device type be the CPU's."""
     return bool(path) and all(
         any(test.positive and test.values == frozenset({"cpu"}) and test.subject[0] == "p"
-            and test.subject[1] == index and tuple(test.subject[2][-2:]) == (sem.DEVICE_PARAMETER, "type")
+            and test.subject[1] == index and len(test.subject[2]) >= 2
+            and test.subject[2][-2] in (sem.DEVICE_PARAMETER, f"{sem.DEVICE_PARAMETER}()")
+            and test.subject[2][-1] in sem.DEVICE_TYPE_ATTRIBUTES
             for test in conjunction)
         for conjunction in path)
 

@@ -98,8 +98,10 @@ def host_guard(test: ast.expr, constant: ConstantLookup = no_constants) -> tuple
     if isinstance(subject, ast.Call) and isinstance(subject.func, ast.Name) and subject.func.id == "str" \
             and len(subject.args) == 1:
         subject = subject.args[0]
-    if isinstance(subject, ast.Attribute) and subject.attr == "type":
-        subject = subject.value
+    if isinstance(subject, ast.Attribute) and subject.attr in sem.DEVICE_TYPE_ATTRIBUTES:
+        subject = subject.value  # ``x.device.type``, JAX's ``x.device().platform``
+    if isinstance(subject, ast.Call) and not subject.args and not subject.keywords:
+        subject = subject.func  # ``x.device()``: a device as a method's result
     if not (isinstance(subject, ast.Attribute) and subject.attr == sem.DEVICE_PARAMETER):
         return None
     name = base_name(subject.value)
@@ -191,6 +193,14 @@ def is_cpu_literal(node: ast.AST, constant: ConstantLookup = no_constants, depth
         kind = node.args[:1] or [k.value for k in node.keywords if k.arg == sem.DEVICE_TYPE_PARAMETER]
         if name.lower() == sem.DEVICE_PARAMETER and kind:
             return is_cpu_literal(kind[0], constant, depth + 1)
+        # ``jax.devices("cpu")[0]``, ``devices(backend="cpu")``, ``Device.canonicalize("cpu")``:
+        # a device lookup given the CPU's name
+        owner = dotted_text(func).lower()
+        if sem.DEVICE_PARAMETER in owner and depth < 4 and any(
+                isinstance(a, ast.Constant) and is_cpu_literal(a) for a in (*node.args, *(k.value for k in node.keywords))):
+            return True
+    if isinstance(node, ast.Subscript) and depth < 4:  # one of the devices a lookup gives
+        return isinstance(node.value, ast.Call) and is_cpu_literal(node.value, constant, depth + 1)
     if isinstance(node, ast.Name) and depth < 4:
         bound = constant(node.id)
         return bound is not None and is_cpu_literal(bound, constant, depth + 1)

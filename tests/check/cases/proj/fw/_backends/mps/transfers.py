@@ -6,6 +6,8 @@ import numpy as np
 
 from . import _native  # noqa: F401 (a compiled module: not in this project)
 from ..common.convert import from_numpy
+from ..cpu import ops as cpu_ops
+from . import kernels
 
 
 def enqueue_copy(queue, dest, src):
@@ -71,3 +73,39 @@ def index_fill_(a, index, value):
     view = a._host_view()  # E: device-readback
     view[index] = value
     return a
+
+
+def devices(backend=None):
+    return _native.devices(backend)
+
+
+def to_device(x, device=None):
+    """The framework's transfer: to the device named."""
+    return _native.transfer(x, device)
+
+
+def sort_values(a):
+    return from_numpy(np.sort(a._npy_value), a.dtype, a.device)  # E: device-readback
+
+
+def searchsorted(sequence, values):
+    cpu = devices(backend="cpu")[0]
+    host = to_device(values, device=cpu)  # E: device-cpu-target
+    return to_device(np.searchsorted(np.asarray(sequence), host), sequence.device)
+
+
+def to_accelerator(values, like):
+    """Named a device that is not the CPU: no read to the host."""
+    return to_device(values, device=like.device)
+
+
+def sort_host_arrays(a, dim=-1):
+    """Only arrays already on the host (JAX's ``x.device().platform``) reach the CPU backend;
+    ``dim`` passed beside is no tensor."""
+    if a.device().platform == "cpu":
+        return cpu_ops.sort(a, dim=dim)
+    return kernels.launch("sort", a, dim)
+
+
+def sort_any_array(a, dim=-1):
+    return cpu_ops.sort(a, dim=dim)  # E: device-cpu-backend
