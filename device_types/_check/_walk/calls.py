@@ -367,7 +367,7 @@ class Calls(Part):
             return all_args | host_operands(all_args) if is_host(all_args) else EMPTY
         if self.vocab.readback_name.search(last) and "dtype" not in last.lower():
             if len(node.args) > 1:  # ``copy_to_host(buf, out)``: into the host buffer given
-                copied = self.opaque_copy(node, dotted, list(node.args), args, env)
+                copied = self.opaque_copy(node, dotted, list(node.args), args, env, wrapped=False)
                 if copied is not None:
                     return copied
             first = args[0] if args else EMPTY
@@ -482,7 +482,8 @@ class Calls(Part):
         return read
 
     def opaque_copy(self, node: ast.Call, dotted: str, nodes: list[ast.expr], values: list[Value],
-                    env: dict[str, Value]) -> Value | None:
+                    env: dict[str, Value], wrapped: bool = True) -> Value | None:
+        # (``wrapped``: the callee is a copy by its name, not a read by its name)
         """A copy we cannot see into (``enqueue_copy(queue, dst, src)``, ``copy_to_host(buf, out)``),
         its direction read from what it is given: into host memory (``np.empty``) from the op's
         tensors, a device-to-host read that the buffer holds after it; from host data (read
@@ -501,12 +502,14 @@ class Calls(Part):
                 assert base is not None
                 env[base] = overwritten(env.get(base, EMPTY)) | read
             return EMPTY
-        data = [v for v in values if is_host(v) or any(isinstance(a, (ArrayOf, FromInputs)) for a in v)]
+        if not wrapped:  # a read by its name (``map_buffer(q, buf, n)``): only into memory given
+            return None
+        data = [v for v in values if host_operands(v) or any(isinstance(a, (ArrayOf, FromInputs)) for a in v)]
         if data and tensors:
             for value in data:
                 self.writes.sink(value, Sink("h2d_copy", f"{short}()"))
             return EMPTY
-        if values and all(params(v) and not is_host(v) for v in values if v):
+        if wrapped and values and all(params(v) and not is_host(v) for v in values if v):
             self.facts.copy_params |= set().union(*(params(v) for v in values))
         return None
 
