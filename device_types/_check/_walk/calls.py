@@ -171,7 +171,7 @@ class Calls(Part):
             return self.writes.sink(all_args, Sink("upload_with", f".{name}()"))
         if name in sem.READBACKS or self.vocab.readback_name.search(name) \
                 or (name in self.vocab.argless_readbacks and not node.args and params(receiver)):
-            if is_host(receiver):
+            if is_host(receiver) or self.host_library_result(func.value):
                 return receiver | all_args
             return self.recorder.readback(node, receiver, f'".{name}()"', codes.READBACK,
                                           scalar_items=name in sem.SCALAR_ELEMENT_READBACKS)
@@ -456,6 +456,18 @@ class Calls(Part):
             computed = frozenset(a for a in all_args if not (isinstance(a, Root) and a.weak))
             return computed | self.recorder.built(node, f'numpy "{last}()"') | frozenset({COMPUTED})
         return all_args | frozenset({COMPUTED})
+
+    def host_library_result(self, expr: ast.expr) -> bool:
+        """``expr`` is what a host library's function returned (``np.multiply(shape, reps)``,
+        directly or through a local bound once): host memory, whatever it was computed from, so
+        its ``.tolist()`` reads nothing from a device."""
+        guards = self.state.guards
+        if isinstance(expr, ast.Name) and guards is not None and expr.id in guards.bound_once:
+            expr = guards.bound_once[expr.id]
+        if not (isinstance(expr, ast.Call) and isinstance(expr.func, (ast.Name, ast.Attribute))):
+            return False
+        dotted = self.resolver.resolve(self.info, self.state.scope, expr.func)
+        return dotted is not None and dotted.partition(".")[0] in self.vocab.host_modules
 
     def given_as_data(self, node: ast.Call, args: list[Value]) -> bool:
         """numpy is given what the function was given, as it was (a parameter, or one made an
