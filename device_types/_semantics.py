@@ -347,6 +347,9 @@ NUMPY_BRIDGES: Final[frozenset[str]] = frozenset({"from_numpy"})
 
 #: Name of the parameter that selects a device in factories and transfers.
 DEVICE_PARAMETER: Final = "device"
+#: Keywords that name the device a call makes its result on: torch's ``device=``, Paddle's
+#: ``place=`` (``to_tensor(data, place=x.place)``).
+DEVICE_KEYWORDS: Final[frozenset[str]] = frozenset({DEVICE_PARAMETER, "place"})
 #: Attributes of a device that name its kind (``x.device.type``; JAX's ``x.device().platform``):
 #: compared with ``"cpu"``, a test that the tensor is on the host.
 DEVICE_TYPE_ATTRIBUTES: Final[frozenset[str]] = frozenset({"type", "platform"})
@@ -357,6 +360,7 @@ DEVICE_TYPE_ATTRIBUTES: Final[frozenset[str]] = frozenset({"type", "platform"})
 TENSOR_ONLY_MEMBERS: Final[frozenset[str]] = frozenset({
     "device", "to", "cpu", "cuda", "new_tensor", "new_empty", "new_zeros", "new_ones", "new_full", "data_ptr",
     "untyped_storage", "is_cpu", "is_cuda", "is_mps", "is_xpu", "is_npu", "element_size", "is_contiguous",
+    "place",  # Paddle's device of a tensor
 })
 
 #: Tensor attributes that test its device's type (``x.is_cpu``, ``x.is_cuda``), by device type.

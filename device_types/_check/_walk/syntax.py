@@ -175,9 +175,10 @@ def names_cpu(node: ast.Call, constant: ConstantLookup = no_constants) -> bool:
 
 def device_keywords(node: ast.Call, constant: ConstantLookup = no_constants) -> list[ast.expr]:
     """What the call passes as ``device=``: written out, or in a ``**`` dict written out."""
-    found = [k.value for k in node.keywords if k.arg == sem.DEVICE_PARAMETER]
+    found = [k.value for k in node.keywords if k.arg in sem.DEVICE_KEYWORDS]
     for unpacked in (k.value for k in node.keywords if k.arg is None):  # ``**kw``, ``kw = {"device": "cpu"}``
-        found += keyword_values(unpacked, sem.DEVICE_PARAMETER, constant)
+        for key in sorted(sem.DEVICE_KEYWORDS):
+            found += keyword_values(unpacked, key, constant)
     return found
 
 
@@ -193,6 +194,8 @@ def is_cpu_literal(node: ast.AST, constant: ConstantLookup = no_constants, depth
         kind = node.args[:1] or [k.value for k in node.keywords if k.arg == sem.DEVICE_TYPE_PARAMETER]
         if name.lower() == sem.DEVICE_PARAMETER and kind:
             return is_cpu_literal(kind[0], constant, depth + 1)
+        if name.lower() in ("cpuplace", "cpu_place", "cpudevice", "cpu_device"):  # Paddle's ``CPUPlace()``
+            return True
         # ``jax.devices("cpu")[0]``, ``devices(backend="cpu")``, ``Device.canonicalize("cpu")``:
         # a device lookup given the CPU's name
         owner = dotted_text(func).lower()
@@ -256,7 +259,7 @@ def converts_dtype_only(node: ast.Call) -> bool:
 def targets_device(node: ast.Call, constant: ConstantLookup = no_constants) -> bool:
     """The call names a device as its target (``device=...``, ``x.device``): it creates there."""
     for keyword in node.keywords:  # written out: a ``**`` dict (``**dd`` of factory kwargs) is not read here
-        if keyword.arg == sem.DEVICE_PARAMETER:
+        if keyword.arg in sem.DEVICE_KEYWORDS:
             return not is_cpu_literal(keyword.value, constant)
     for arg in node.args:
         if isinstance(arg, ast.Call) and not arg.args:  # ``x.device()``: a device as a method's result

@@ -122,3 +122,29 @@ def scale_(a, factor):
     event.wait()
     view *= factor
     return a
+
+
+def to_tensor(data, dtype=None, place=None):
+    """Paddle's spelling: ``place=`` names the device a tensor is made on."""
+    return _native.to_tensor(data, dtype, place)
+
+
+def segment_sum(x, segment_ids):
+    """``np.array(x)`` of a tensor (``x.place``: numpy data has none) reads it back."""
+    hx, hs = np.array(x), np.array(segment_ids)  # E: device-readback
+    out = np.zeros((int(hs.max()) + 1,) + hx.shape[1:], hx.dtype)
+    np.add.at(out, hs, hx)
+    return to_tensor(out, place=x.place)
+
+
+def linspace(start, stop, num, place=None):
+    return to_tensor(np.linspace(start, stop, num), place=place)  # E: device-numpy
+
+
+def to_host_place(x):
+    """The framework's copy to ``CPUPlace()``: the read primitive itself."""
+    return to_tensor(x, place=CPUPlace())
+
+
+class CPUPlace:
+    pass
