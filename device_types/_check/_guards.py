@@ -74,13 +74,13 @@ class GuardReader:
         self._depth = 0
 
     @cached_property
-    def _scope(self) -> tuple[dict[str, int], set[str], dict[str, ast.expr], Stores]:
-        """(parameters by index, every local name, locals bound once, where names are bound):
-        read on first use, so a function without tests costs nothing here."""
+    def _scope(self) -> tuple[dict[str, int], set[str], dict[str, ast.expr], Stores, dict[str, int]]:
+        """(parameters by index, every local name, locals bound once, where names are bound, how often
+        each name is bound): read on first use, so a function without tests costs nothing here."""
         counts, single, stores = bindings_of(self._node)
         names = parameter_names(self.info)
         params = {name: i for i, name in enumerate(names) if name != "*args"}
-        return params, set(counts) | set(names), single, stores
+        return params, set(counts) | set(names), single, stores, counts
 
     @property
     def _params(self) -> dict[str, int]:
@@ -553,8 +553,10 @@ class GuardReader:
         and predicates."""
         if depth > 8:
             return expr, KEEPS_ALL
-        if isinstance(expr, ast.IfExp):  # ``a.contiguous() if not a.is_contiguous() else a``
-            (one, kept_one), (other, kept_other) = (self._made_from(arm, depth + 1) for arm in (expr.body, expr.orelse))
+        arms = [expr.body, expr.orelse] if isinstance(expr, ast.IfExp) else \
+            self.alternatives.get(expr.id) if isinstance(expr, ast.Name) else None
+        if arms:  # ``a.contiguous() if not a.is_contiguous() else a``; ``if ...: t = f(a) else: t = g(a)``
+            (one, kept_one), (other, kept_other) = (self._made_from(arm, depth + 1) for arm in arms)
             if isinstance(one, ast.Name) and isinstance(other, ast.Name) and one.id == other.id:
                 return one, kept_one & kept_other
             return expr, KEEPS_ALL
@@ -605,6 +607,23 @@ class GuardReader:
         # only what is more than the first-operand reading a caller makes of any call
         # (``_device_op_operand``: ``launch(name, *args)`` is not made from ``name``)
         return found if found is not None and found[1] & {"shape", CONTIGUOUS} else None
+
+    @cached_property
+    def alternatives(self) -> dict[str, list[ast.expr]]:
+        """Locals bound exactly twice, once at the top of each arm of one ``if``/``else``
+        (``if floating: ones = add(mul(a, 0.0), 1.0) else: ones = _from_buffer(buf, a.shape, ...)``):
+        name -> the two values, one of which it holds after the ``if``."""
+        counts = self._scope[4]
+        found: dict[str, list[ast.expr]] = {}
+        for node in ast.walk(self._node):
+            if not isinstance(node, ast.If) or not node.orelse:
+                continue
+            arms = [{s.targets[0].id: s.value for s in arm if isinstance(s, ast.Assign) and len(s.targets) == 1
+                     and isinstance(s.targets[0], ast.Name)} for arm in (node.body, node.orelse)]
+            for name in arms[0].keys() & arms[1].keys():
+                if counts.get(name) == 2 and name not in self._params:
+                    found[name] = [arms[0][name], arms[1][name]]
+        return found
 
     def _made_step(self, expr: ast.expr, depth: int = 0) -> tuple[ast.expr, frozenset[str]] | None:
         """One step of ``_made_from``: (what ``expr`` is made from, what it keeps), or None."""

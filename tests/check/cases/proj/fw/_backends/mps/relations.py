@@ -170,3 +170,25 @@ def renorm_two_norms(a, b):
     n = kernels.launch("norm", a)
     m = kernels.launch("norm", b)
     return _blend(n > 0, n, m)  # E: device-indirect-fallback
+
+
+def count_like(a, floating):
+    """``ones`` is bound once in each arm of the ``if``, each time with ``a``'s shape."""
+    if not kernels.supported(a.dtype):
+        raise TypeError("unsupported dtype")
+    if floating:
+        ones = kernels.add(kernels.mul(a, 0.0), 1.0)
+    else:
+        ones = kernels.launch("wrap", kernels.launch("alloc", a.numel()), tuple(a.shape), a.device)
+    return _blend(a != 0, ones, a)
+
+
+def count_like_other(a, b, floating):
+    """In one arm ``ones`` has ``b``'s shape."""
+    if not kernels.supported(a.dtype):
+        raise TypeError("unsupported dtype")
+    if floating:
+        ones = kernels.add(kernels.mul(a, 0.0), 1.0)
+    else:
+        ones = kernels.add(kernels.mul(b, 0.0), 1.0)
+    return _blend(a != 0, ones, a)  # E: device-indirect-fallback
