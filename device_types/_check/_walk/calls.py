@@ -464,6 +464,8 @@ class Calls(Part):
         guards = self.state.guards
         if isinstance(expr, ast.Name) and guards is not None and expr.id in guards.bound_once:
             expr = guards.bound_once[expr.id]
+        if isinstance(expr, ast.BinOp):  # ``np.atleast_1d(axis) % x.ndim``: numpy's array still
+            return self.host_library_result(expr.left) or self.host_library_result(expr.right)
         if not (isinstance(expr, ast.Call) and isinstance(expr.func, (ast.Name, ast.Attribute))):
             return False
         dotted = self.resolver.resolve(self.info, self.state.scope, expr.func)

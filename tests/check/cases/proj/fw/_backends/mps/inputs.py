@@ -39,3 +39,10 @@ def tile(a, repeats):
     reads nothing from a device."""
     out_shape = np.multiply(list(a.shape), list(repeats)).tolist()
     return kernels.launch("repeat", a, out_shape)
+
+
+def flip(a, axis):
+    """Axes numpy normalises (an array still, after ``%``) are host memory: their ``.tolist()``
+    reads nothing back, nor syncs."""
+    axes = np.atleast_1d(np.asarray(axis, dtype=np.int64)) % a.ndim
+    return kernels.launch("flip", a, sorted(set(axes.tolist())))
