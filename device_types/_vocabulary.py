@@ -53,7 +53,7 @@ class HostVocabulary:
     #: Modules whose functions compute on the host (their results are host data).
     host_modules: frozenset[str] = frozenset({
         "numpy", "scipy", "math", "cmath", "statistics", "random", "itertools", "functools",
-        "operator", "bisect", "heapq",
+        "operator", "bisect", "heapq", "array",
     })
     #: numpy functions that build new array data on the host from metadata alone (shapes,
     #: ranges): uploading what they return is a host-built result. ``empty`` is not one: it
@@ -219,7 +219,7 @@ class HostVocabulary:
     #: Tensor constructors of a framework other than torch (``mindspore.tensor(arr)``): in a
     #: device backend they make a device tensor, so host data passed to them is uploaded.
     #: torch's own factories are the op-semantics table's (no ``device=``: a CPU tensor).
-    tensor_factories: frozenset[str] = frozenset({"tensor", "Tensor", "as_tensor"})
+    tensor_factories: frozenset[str] = frozenset({"tensor", "Tensor", "as_tensor", "array"})
     #: Raw copies into a pointer (``memmove(dst, src, n)``): host data copied this way lands in
     #: device memory, unless the destination is a host buffer (then it is a device-to-host read).
     raw_copies: frozenset[str] = frozenset({"memmove", "memcpy", "memcpy_async"})

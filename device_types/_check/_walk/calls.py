@@ -440,9 +440,8 @@ class Calls(Part):
         if last in self.vocab.private_copies and module.partition(".")[0] == "numpy" \
                 and not any(k.arg == "copy" and isinstance(k.value, ast.Constant) and not k.value.value for k in node.keywords):
             all_args = private_copy(all_args)  # ``np.copy(arr)``, ``np.array(arr)``: a copy, no view
-        if module.partition(".")[0] == "numpy" and last not in self.vocab.host_conversions \
-                and last not in self.vocab.index_arithmetic_functions and not is_host(all_args) \
-                and self.given_as_data(node, args):
+        if module.partition(".")[0] == "numpy" and last not in self.vocab.host_conversions and not is_host(all_args) \
+                and self.given_as_data(node, args, arrays_only=last in self.vocab.index_arithmetic_functions):
             return all_args | frozenset({FromInputs(node.lineno, node.col_offset, f'numpy "{last}()"')})
         if last in self.vocab.host_conversions or not is_host(all_args):
             return all_args
@@ -471,11 +470,13 @@ class Calls(Part):
         dotted = self.resolver.resolve(self.info, self.state.scope, expr.func)
         return dotted is not None and dotted.partition(".")[0] in self.vocab.host_modules
 
-    def given_as_data(self, node: ast.Call, args: list[Value]) -> bool:
+    def given_as_data(self, node: ast.Call, args: list[Value], arrays_only: bool = False) -> bool:
         """numpy is given what the function was given, as it was (a parameter, or one made an
-        array: ``np.asarray(x)``); not a number computed from one (``np.floor(i * w / size[0])``)."""
+        array: ``np.asarray(x)``); not a number computed from one (``np.floor(i * w / size[0])``).
+        ``arrays_only``: index arithmetic (``np.argsort``, ``np.cumsum``) computes with data only
+        where it is given an array of it, a bare parameter being a size list as often."""
         for argument, value in zip(node.args, args):
-            if any(isinstance(a, ArrayOf) for a in value) or isinstance(argument, ast.Name) \
+            if any(isinstance(a, ArrayOf) for a in value) or not arrays_only and isinstance(argument, ast.Name) \
                     and argument.id in self.info.params and argument.id not in ("self", "cls") \
                     and any(isinstance(a, Param) for a in value):
                 return True

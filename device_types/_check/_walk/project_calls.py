@@ -60,6 +60,13 @@ class ProjectCalls(Part):
             site = (node.lineno, node.col_offset)
             self.facts.cpu_when[site] = disjoin(self.facts.cpu_when.get(site, NEVER), self.state.path)
         summary = self.resolver.summary(callee)
+        if self.vocab.readback_name.search(callee.short) and "dtype" not in callee.short.lower() \
+                and not summary.returns_read_of and args \
+                and params(args[0]) and not is_host(args[0]) and not self.vocab.conversion_name.search(callee.short) \
+                and not self.vocab.upload_name.search(callee.short):  # (``from_numpy`` reads like both: an upload)
+            # the framework's helper named as a read (``to_numpy(a)``, ``host_view(a)``) whose body
+            # does not show it (a native call, ``np.asarray(memoryview(a))``): its name says it
+            return self.recorder.readback(node, args[0], None, codes.READBACK)
         bindings: dict[int, Binding] | None = None
         if summary.falls_back and self.resolver.is_backend(callee.module):
             bindings = self.bindings(callee, node, receiver)
