@@ -353,6 +353,9 @@ DEVICE_KEYWORDS: Final[frozenset[str]] = frozenset({DEVICE_PARAMETER, "place"})
 #: Attributes of a device that name its kind (``x.device.type``; JAX's ``x.device().platform``):
 #: compared with ``"cpu"``, a test that the tensor is on the host.
 DEVICE_TYPE_ATTRIBUTES: Final[frozenset[str]] = frozenset({"type", "platform"})
+#: What gives a tensor's device: ``x.device`` (torch), ``x.device()`` (JAX), ``x.device_name()``
+#: (ONNX Runtime's ``OrtValue``); compared with ``"cpu"``, a test that it is on the host.
+DEVICE_ACCESSORS: Final[frozenset[str]] = frozenset({DEVICE_PARAMETER, "device_name", "device_type"})
 
 #: Tensor members that Python and numpy data lack: a parameter read through one of them is a
 #: tensor (``a.to(x.device)``, ``a.new_empty(n)``), so numpy given it reads the tensor's data

@@ -176,9 +176,9 @@ class HostVocabulary:
     #: not ``numpy_to_ptr``, which goes from numpy: a conversion).
     readback_patterns: tuple[str, ...] = (
         r"(^|_)(to_|as)?numpy($|_(?!to_))|numpy_view|(^|_)to_(cpu|host)$|(^|_)d2h($|_)|dtoh",
-        # JAX's ``device_get``, tinygrad's ``copyout``; a view of device memory mapped into the
+        # JAX's ``device_get``, tinygrad's ``copyout``, Kompute's ``sync_local``; a view of device memory mapped into the
         # host (``x._host_view()``, ``enqueue_map_buffer``, ``map_host``): writes go to the tensor
-        r"(^|_)device_get$|(^|_)copyout(_bytes)?$|(^|_)host_(view|array)$|(^|_)map_(host|buffer)$",)
+        r"(^|_)device_get$|(^|_)copyout(_bytes)?$|(^|_)host_(view|array)$|(^|_)map_(host|buffer)$|(^|_)sync_local$",)
     #: Attributes (properties) that are a tensor's data on the host: JAX's ``x._npy_value``.
     readback_attributes: frozenset[str] = frozenset({"_npy_value"})
     #: Names of device-to-host copies: a callee, or a constant passed as a copy's kind.
@@ -214,8 +214,8 @@ class HostVocabulary:
     # --- sinks: host data reaching a device ------------------------------------------------
     #: Helper names that upload their argument (``_from_numpy``, ``h2d``, ``upload``).
     upload_patterns: tuple[str, ...] = (r"from_numpy|(^|_)h2d($|_)|htod|host_?to_?device|(^|_)upload",
-                                        # JAX's ``device_put``, tinygrad's ``copyin``, pyopencl's ``to_device``
-                                        r"(^|_)device_put$|(^|_)copyin$|(^|_)to_device$")
+                                        # JAX's ``device_put``, tinygrad's ``copyin``, pyopencl's ``to_device``, Kompute's ``sync_device``
+                                        r"(^|_)device_put$|(^|_)copyin$|(^|_)to_device$|(^|_)sync_device$")
     #: Tensor constructors of a framework other than torch (``mindspore.tensor(arr)``): in a
     #: device backend they make a device tensor, so host data passed to them is uploaded.
     #: torch's own factories are the op-semantics table's (no ``device=``: a CPU tensor).

@@ -12,7 +12,7 @@ from .._conditions import NEVER, Binding, Condition, Test, conjoin, disjoin, sat
 from .._guards import parameter_names
 from .._project import FunctionInfo
 from .._summary import EMPTY_SUMMARY
-from .._values import EMPTY, Root, Value, as_scalar, host_operands_of, is_host, overwritten, params, root_rank, wrapped
+from .._values import EMPTY, GUARDED_CPU, Root, Value, as_scalar, host_operands_of, is_host, overwritten, params, root_rank, wrapped
 from .events import Sink
 from .recorder import on_the_cpu
 from .state import Part
@@ -54,7 +54,7 @@ class ProjectCalls(Part):
             for root in self.recorder.loop_roots(self.data_argument(callee, args, kwargs)):
                 self.recorder.upload(root, Sink("upload_by", f"{callee.short}()"))
         given = params(frozenset().union(*args, *kwargs.values()))
-        if self.resolver.is_cpu_backend(callee.module) and not self.given_on_the_cpu(given):
+        if self.resolver.is_cpu_backend(callee.module) and not self.given_on_the_cpu(given, [*args, *kwargs.values()]):
             # (under a CPU guard, ``if a.device.type == "cpu": cpu_ops.erf(a)``, it gets host data)
             self.facts.cpu_backend_calls.append((node.lineno, node.col_offset, callee.qualname))
             site = (node.lineno, node.col_offset)
@@ -67,6 +67,13 @@ class ProjectCalls(Part):
             # the framework's helper named as a read (``to_numpy(a)``, ``host_view(a)``) whose body
             # does not show it (a native call, ``np.asarray(memoryview(a))``): its name says it
             return self.recorder.readback(node, args[0], None, codes.READBACK)
+        if self.vocab.upload_name.search(callee.short) and args \
+                and not (summary.uploads | summary.array_uploads | summary.maybe_uploads | summary.copy_params):
+            # the framework's upload named as one (``from_numpy(arr, mgr)``) whose body does not show it
+            self.writes.sink(args[0], Sink("upload_by", f"{callee.short}()"))
+            for root in self.recorder.loop_roots(args[0]):
+                self.recorder.upload(root, Sink("upload_by", f"{callee.short}()"))
+            return EMPTY
         bindings: dict[int, Binding] | None = None
         if summary.falls_back and self.resolver.is_backend(callee.module):
             bindings = self.bindings(callee, node, receiver)
@@ -164,12 +171,13 @@ class ProjectCalls(Part):
                 env[base] = overwritten(current) | self.recorder.readback(node, sources, None, codes.READBACK)
         return result
 
-    def given_on_the_cpu(self, given: set[int]) -> bool:
+    def given_on_the_cpu(self, given: set[int], values: list[Value]) -> bool:
         """Under a CPU guard (``if a.device.type == "cpu": cpu_ops.erf(a)``, JAX's
         ``x.device().platform == "cpu"``), the tensors a call is given are on the host: those the
         path has on the CPU, and no other parameter the body uses as a tensor (``axis=axis``
         passed beside is no tensor)."""
-        on_cpu = {index for index in given if on_the_cpu(self.state.path, index)}
+        on_cpu = {index for index in given if on_the_cpu(self.state.path, index)} \
+            | {index for value in values if GUARDED_CPU in value for index in params(value)}
         names = parameter_names(self.info)
         tensors = self.state.guards.tensor_params if self.state.guards is not None else frozenset()
         return bool(on_cpu) and not any(index < len(names) and names[index] in tensors for index in given - on_cpu)

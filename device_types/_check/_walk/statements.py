@@ -41,6 +41,8 @@ class Statements(Part):
         outer = self.state.path
         for stmt in body:
             self.stmt(stmt, env)
+            if isinstance(stmt, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+                break  # what follows in the block never runs
             if isinstance(stmt, ast.If):
                 continues = self.continuation(stmt)
                 if continues is not None:

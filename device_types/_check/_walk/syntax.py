@@ -7,6 +7,7 @@ is bound to). The op-semantics table names the device parameter; nothing here na
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any, Callable
 
 from ... import _semantics as sem
@@ -92,6 +93,12 @@ def host_guard(test: ast.expr, constant: ConstantLookup = no_constants) -> tuple
     if isinstance(flag, ast.Attribute) and sem.DEVICE_FLAGS.get(flag.attr) == "cpu":  # ``x.is_cpu``
         name = base_name(flag.value)
         return (name, 1 if negated else 0) if name is not None else None
+    if isinstance(flag, ast.Call) and len(flag.args) >= 1 and isinstance(flag.args[0], ast.Name):
+        called = name_text(flag.func)
+        if called == "isinstance" and len(flag.args) == 2 and host_class(flag.args[1], constant):
+            return (flag.args[0].id, 1 if negated else 0)  # ``isinstance(x, np.ndarray)``: host data
+        if _ACCELERATOR_TEST.match(called) and len(flag.args) == 1:
+            return (flag.args[0].id, 0 if negated else 1)  # ``not cuda.is_cuda_array(x)``: on the host
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
         return None
     subject, other = test.left, test.comparators[0]
@@ -101,8 +108,8 @@ def host_guard(test: ast.expr, constant: ConstantLookup = no_constants) -> tuple
     if isinstance(subject, ast.Attribute) and subject.attr in sem.DEVICE_TYPE_ATTRIBUTES:
         subject = subject.value  # ``x.device.type``, JAX's ``x.device().platform``
     if isinstance(subject, ast.Call) and not subject.args and not subject.keywords:
-        subject = subject.func  # ``x.device()``: a device as a method's result
-    if not (isinstance(subject, ast.Attribute) and subject.attr == sem.DEVICE_PARAMETER):
+        subject = subject.func  # ``x.device()``, ``x.device_name()``: a device as a method's result
+    if not (isinstance(subject, ast.Attribute) and subject.attr in sem.DEVICE_ACCESSORS):
         return None
     name = base_name(subject.value)
     if name is None:
@@ -114,6 +121,16 @@ def host_guard(test: ast.expr, constant: ConstantLookup = no_constants) -> tuple
     if isinstance(test.ops[0], (ast.NotEq, ast.IsNot)):
         return (name, 1) if is_cpu else (name, 0) if is_literal else None
     return None
+
+
+#: A test that a value is an accelerator's (``cuda.is_cuda_array(x)``, ``is_gpu_tensor(x)``).
+_ACCELERATOR_TEST = re.compile(r"^is_(cuda|gpu|mps|npu|xpu|device)(_array|_tensor)?$")
+
+
+def host_class(node: ast.expr, constant: ConstantLookup = no_constants) -> bool:
+    """A class of host data: numpy's ``np.ndarray``, ``np.generic``."""
+    return isinstance(node, ast.Attribute) and node.attr in ("ndarray", "generic") \
+        and isinstance(node.value, ast.Name) and node.value.id in ("np", "numpy")
 
 
 def is_ctypes_array_type(func: ast.expr, resolve: Any) -> bool:
@@ -207,6 +224,8 @@ def is_cpu_literal(node: ast.AST, constant: ConstantLookup = no_constants, depth
     if isinstance(node, ast.Name) and depth < 4:
         bound = constant(node.id)
         return bound is not None and is_cpu_literal(bound, constant, depth + 1)
+    if isinstance(node, ast.Attribute) and node.attr in ("cpu", "CPU") and isinstance(node.value, ast.Name):
+        return True  # a module's CPU device: ``mx.cpu``, ``Device.CPU``
     if isinstance(node, ast.Attribute) and depth < 4 and node.attr != sem.DEVICE_PARAMETER:
         dotted = dotted_text(node)  # ``dx.cpu``, ``devices.HOST``: a module's constant
         bound = constant(dotted) if dotted and "." in dotted else None
