@@ -465,6 +465,11 @@ class Calls(Part):
             expr = guards.bound_once[expr.id]
         if isinstance(expr, ast.BinOp):  # ``np.atleast_1d(axis) % x.ndim``: numpy's array still
             return self.host_library_result(expr.left) or self.host_library_result(expr.right)
+        if isinstance(expr, ast.Subscript):  # ``np.asarray(strides)[list(axes)]``: part of one
+            return self.host_library_result(expr.value)
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
+                and self.host_library_result(expr.func.value):
+            return True  # ``strides.astype(np.int64)``: a method of numpy's array gives another
         if not (isinstance(expr, ast.Call) and isinstance(expr.func, (ast.Name, ast.Attribute))):
             return False
         dotted = self.resolver.resolve(self.info, self.state.scope, expr.func)
